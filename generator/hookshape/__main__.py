@@ -1,0 +1,3 @@
+from hookshape.cli import main
+
+main()

@@ -1,0 +1,99 @@
+"""What each tentacle can promise on each vendor: enforced / best-effort / observe-only /
+unsupported, with the reason, derived from the spec and the vendor profiles."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from hookshape.loader import Loaded
+from hookshape.profiles import Profile
+from hookshape.spec import ROLES, Role, Spec
+
+Level = Literal["enforced", "best-effort", "observe-only", "unsupported"]
+
+
+@dataclass(frozen=True)
+class Cell:
+    tentacle: str
+    role: str
+    vendor: str
+    level: Level
+    reason: str
+
+
+def _prompt(spec: Spec, p: Profile) -> tuple[Level, str]:
+    if p.dialect.context == "none" or "prompt" not in p.dialect.context_roles:
+        return "unsupported", "the vendor has no context channel at turn start"
+    if p.dialect.context == "inject-steps":
+        return "best-effort", (f"no prompt event: {p.events.prompt} fires before every model call; "
+                               "context is injected once per turn (injectSteps)")
+    return "enforced", f"{p.events.prompt} hookSpecificOutput.additionalContext reaches the model"
+
+
+def _pre_tool(spec: Spec, p: Profile) -> tuple[Level, str]:
+    how = {"hso-deny": "permissionDecision deny with the reason",
+           "decision-deny": '{"decision":"deny"} with the reason',
+           "decision-deny-agy": '{"decision":"deny","reason"} on stdout',
+           "exit2-stderr": "exit 2 with the reason on stderr"}[p.dialect.tool_block]
+    caveat = f"; {p.vendor.caveat}" if p.vendor.caveat else ""
+    if p.vendor.confidence == "low":
+        return "best-effort", f"{p.events.pre_tool}: {how}; contract known only from third-party probes{caveat}"
+    return "enforced", f"{p.events.pre_tool}: {how}{caveat}"
+
+
+def _post_tool(spec: Spec, p: Profile) -> tuple[Level, str]:
+    tentacle = spec.tentacle("post_tool")
+    staged = tentacle is not None and not tentacle.registered
+    why = "staged, not registered by the spec" if staged else f"{p.events.post_tool} after the tool ran"
+    return "observe-only", f"records a trail line per mutated file; {why}"
+
+
+def _stop(spec: Spec, p: Profile) -> tuple[Level, str]:
+    if p.dialect.stop_guard == "counter":
+        if spec.stop.agy_mode == "observe":
+            return "observe-only", ("no stop_hook_active loop guard and a low-confidence contract: "
+                                    "observes only (stop.agy_mode = observe)")
+        return "best-effort", (f"{p.events.stop}: {p.dialect.stop_block} with a per-conversation "
+                               f"counter (at most {spec.stop.agy_max_blocks} blocks)")
+    cap = f"; the vendor caps consecutive blocks at {p.dialect.stop_cap}" if p.dialect.stop_cap else \
+        "; the vendor has no cap, the stop_hook_active guard and the per-session marker stop loops"
+    return "enforced", f"{p.events.stop}: {p.dialect.stop_block} keeps the agent working once per session{cap}"
+
+
+RULES = {"prompt": _prompt, "pre_tool": _pre_tool, "post_tool": _post_tool, "stop": _stop}
+
+
+def cell(spec: Spec, profile: Profile, role: Role) -> Cell:
+    tentacle = spec.tentacle(role)
+    name = tentacle.name if tentacle else "-"
+    if tentacle is None:
+        return Cell(name, role, profile.id, "unsupported", "no tentacle for this role in the spec")
+    if not profile.events.of(role):
+        return Cell(name, role, profile.id, "unsupported", f"{profile.vendor.display} has no event for {role}")
+    level, reason = RULES[role](spec, profile)
+    return Cell(name, role, profile.id, level, reason)
+
+
+def table(loaded: Loaded) -> list[Cell]:
+    return [cell(loaded.spec, p, role) for role in ROLES for p in loaded.vendors if loaded.spec.tentacle(role)]
+
+
+def to_json(cells: list[Cell]) -> str:
+    return json.dumps({"capabilities": [asdict(c) for c in cells]}, indent=2) + "\n"
+
+
+def to_markdown(loaded: Loaded, cells: list[Cell], header: str) -> str:
+    vendors = loaded.vendors
+    lines = [header, "", f"# Capabilities of the {loaded.spec.harness.name} harness", "",
+             "| tentacle | " + " | ".join(p.vendor.display for p in vendors) + " |",
+             "|---|" + "---|" * len(vendors)]
+    by_key = {(c.role, c.vendor): c for c in cells}
+    for tentacle in loaded.spec.tentacles:
+        row = [by_key[(tentacle.role, p.id)].level for p in vendors]
+        lines.append(f"| `{tentacle.name}` | " + " | ".join(row) + " |")
+    lines += ["", "## Why", ""]
+    for c in cells:
+        lines.append(f"- `{c.tentacle}` on {c.vendor}: **{c.level}**: {c.reason}.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,36 @@
+"""`hookshape render [--spec F] [--out D] [--check]`: validate, then write dist/ or check drift."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from hookshape.commands.options import profiles_option, spec_option
+from hookshape.loader import load
+from hookshape.plan import build
+from hookshape.writer import diff_plan, write_plan
+
+
+@click.command("render")
+@spec_option
+@profiles_option
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Output directory (default: dist/ next to the spec).")
+@click.option("--check", is_flag=True, help="Render in memory; exit 1 with a diff if the output differs.")
+def command(spec_path: Path | None, profile_dirs: tuple[Path, ...], out: Path | None, check: bool) -> None:
+    """Render the spec into dist/ (gates, tentacles, vendor configs, MANIFEST, CAPABILITIES)."""
+    loaded = load(spec_path, list(profile_dirs))
+    target = out or loaded.spec_path.resolve().parent / "dist"
+    artifacts = build(loaded)
+    if check:
+        drift = diff_plan(target, artifacts)
+        if drift:
+            click.echo(drift, nl=False)
+            click.echo(f"hookshape: {target} differs from the spec; run `hookshape render`", err=True)
+            sys.exit(1)
+        click.echo(f"{target}: up to date ({len(artifacts)} files)")
+        return
+    changed = write_plan(target, artifacts)
+    click.echo(f"{target}: {len(changed)} of {len(artifacts)} files written")

@@ -1,0 +1,52 @@
+"""The hook entries a vendor config carries: one per registered tentacle, pointing at its gate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hookshape.matchers import matcher
+from hookshape.profiles import Profile
+from hookshape.spec import ROLES, Spec
+
+
+@dataclass(frozen=True)
+class HookEntry:
+    """One registered hook: the vendor event, its matcher (None for lifecycle events), the
+    shell command (`PD_HOOK_PROVIDER=<vendor> "<home>/bin/<gate>"`) and the timeout in the
+    vendor's own unit."""
+
+    role: str
+    event: str
+    matcher: str | None
+    command: str
+    timeout: int
+    gate: str
+
+
+def home_reference(spec: Spec) -> str:
+    """dist/ form of the harness home: `~/.port-daddy` -> `$HOME/.port-daddy`."""
+    return "$HOME/" + spec.harness.home_default.removeprefix("~/")
+
+
+def gate_command(spec: Spec, profile: Profile, home: str, gate: str) -> str:
+    """The configured command. `home` is `$HOME/...` in dist/ and an absolute path when installed;
+    the path is double-quoted so a home with spaces survives `sh -c`."""
+    path = f"{home}/bin/{gate}".replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
+    return f'{spec.harness.provider_env}={profile.id} "{path}"'
+
+
+def entries(spec: Spec, profile: Profile, home: str | None = None) -> list[HookEntry]:
+    """Registered hook entries for one vendor, in role order. Roles the vendor has no event for
+    are left out (see CAPABILITIES)."""
+    base = home if home is not None else home_reference(spec)
+    timeout = profile.timeout(spec.vendors[profile.id].timeout_ms)
+    found = []
+    for role in ROLES:
+        tentacle = spec.tentacle(role)
+        event = profile.events.of(role)
+        if tentacle is None or not tentacle.registered or not event:
+            continue
+        found.append(HookEntry(role=role, event=event, matcher=matcher(spec, profile, role),
+                               command=gate_command(spec, profile, base, tentacle.name),
+                               timeout=timeout, gate=tentacle.name))
+    return found

@@ -1,0 +1,43 @@
+"""Hook matchers per vendor, derived from the profile's tool names unless the spec overrides them."""
+
+from __future__ import annotations
+
+import re
+
+from hookshape.profiles import Profile
+from hookshape.spec import Role, Spec
+
+_META = re.compile(r"([.^$*+?()\[\]{}|\\])")
+
+
+def _escape(name: str) -> str:
+    return _META.sub(r"\\\1", name)
+
+
+def tool_names(profile: Profile, role: Role) -> list[str]:
+    """Tools a role watches: edits always; the shell tool only before a call (halt reaches it)."""
+    names = list(profile.tools.edit)
+    if role == "pre_tool":
+        names += profile.tools.shell
+    return names
+
+
+def mcp_prefix(spec: Spec, profile: Profile) -> str:
+    """The name prefix of the harness's MCP tools on this vendor (e.g. `mcp__port-daddy__`)."""
+    return profile.tools.mcp_format.replace("{server}", spec.halt.mcp_server).split("{tool}")[0]
+
+
+def matcher(spec: Spec, profile: Profile, role: Role) -> str | None:
+    """The matcher string for a role, or None for lifecycle events that take none."""
+    if role not in profile.matcher.roles:
+        return None
+    tentacle = spec.tentacle(role)
+    if tentacle is not None and profile.id in tentacle.matcher:
+        return tentacle.matcher[profile.id]
+    names = tool_names(profile, role)
+    if profile.matcher.syntax == "exact":
+        return "|".join(names)
+    alternatives = [_escape(n) for n in names]
+    if role == "pre_tool":
+        alternatives.append(_escape(mcp_prefix(spec, profile)) + ".*")
+    return "^(" + "|".join(alternatives) + ")$"

@@ -1,0 +1,112 @@
+"""Shell rendering: Jinja2 over templates/ (StrictUndefined; keep_trailing_newline so a
+template's final newline survives), plus filters that make spec text safe as sh and awk data."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from hookshape.errors import HookshapeError
+from hookshape.matchers import mcp_prefix
+from hookshape.profiles import Profile
+from hookshape.spec import Spec, Tentacle
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+def templates_dir() -> Path:
+    packaged = Path(str(resources.files("hookshape") / "templates"))
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "templates"
+
+
+def sh_quote(value: object) -> str:
+    """A single-quoted sh word: the value stays data whatever it holds."""
+    return "'" + str(value).replace("'", "'\\''") + "'"
+
+
+def awk_string(value: object) -> str:
+    """An awk string literal that also survives inside a single-quoted sh string."""
+    text = str(value)
+    for old, new in (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\t", "\\t"), ("'", "\\047")):
+        text = text.replace(old, new)
+    return '"' + text + '"'
+
+
+def awk_message(template: str, mapping: dict[str, str]) -> str:
+    """A spec message with {placeholders} as an awk concatenation of literals and expressions."""
+    parts: list[str] = []
+    pos = 0
+    for m in _PLACEHOLDER.finditer(template):
+        if m.start() > pos:
+            parts.append(awk_string(template[pos:m.start()]))
+        parts.append("(" + mapping[m.group(1)] + ")")
+        pos = m.end()
+    if pos < len(template) or not parts:
+        parts.append(awk_string(template[pos:]))
+    return " ".join(parts)
+
+
+def awk_list(values: list[str]) -> str:
+    """A list as one awk string joined by SUBSEP-free separator (\\034), split at run time."""
+    return awk_string("\034".join(values))
+
+
+@cache
+def environment(root: str) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(root),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters.update(sq=sh_quote, awks=awk_string, awkmsg=awk_message, awklist=awk_list)
+    return env
+
+
+def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle) -> dict[str, Any]:
+    prefix = spec.harness.prefix
+    return {
+        "spec": spec,
+        "h": spec.harness,
+        "vendors": vendors,
+        "tentacle": tentacle,
+        "role": tentacle.role,
+        "p": prefix,
+        "P": prefix.upper(),
+        "tentacles": spec.tentacles,
+        "mcp_prefixes": {v.id: mcp_prefix(spec, v) for v in vendors},
+    }
+
+
+def render_template(name: str, ctx: dict[str, Any]) -> str:
+    env = environment(str(templates_dir()))
+    try:
+        text = env.get_template(name).render(**ctx)
+    except jinja2.TemplateNotFound as exc:
+        raise HookshapeError(f"templates/{exc.name}: template not found") from None
+    if "'" in _awk_bodies(text):
+        raise HookshapeError(f"templates/{name}: an awk program holds a single quote")
+    return text
+
+
+def _awk_bodies(text: str) -> str:
+    """The text between `# awk-begin` and `# awk-end` guard lines (awk inside single quotes)."""
+    out = []
+    on = False
+    for line in text.splitlines():
+        if line.strip().startswith("# awk-end"):
+            on = False
+        if on:
+            out.append(line)
+        if line.strip().startswith("# awk-begin"):
+            on = True
+    return "\n".join(out)

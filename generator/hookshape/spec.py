@@ -1,0 +1,244 @@
+"""The hook-shape spec (hookshape.toml): a pydantic model with extra="forbid" and cross-field rules."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Role = Literal["prompt", "pre_tool", "post_tool", "stop"]
+ROLES: tuple[Role, ...] = ("prompt", "pre_tool", "post_tool", "stop")
+
+EnvName = Annotated[str, Field(pattern=r"^[A-Z_][A-Z0-9_]*$")]
+FileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/ -]*$")]
+RelPath = Annotated[str, Field(pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/-]*$")]
+ScriptName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+PosInt = Annotated[int, Field(gt=0)]
+Text = Annotated[str, Field(min_length=1, max_length=2000)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Harness(Strict):
+    name: ScriptName
+    prefix: Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,11}$")]
+    home_env: EnvName
+    home_default: Annotated[str, Field(pattern=r"^~/[A-Za-z0-9._/-]+$")]
+    tentacle_dir: ScriptName
+    state_dir: RelPath
+    provider_env: EnvName
+    actor_env: EnvName
+    shell_env: EnvName
+    stdin_max_bytes: Annotated[int, Field(ge=4096, le=16 * 1024 * 1024)]
+    session_key_max: Annotated[int, Field(ge=8, le=200)]
+
+
+class Matrix(Strict):
+    file_env: EnvName
+    file_default: RelPath
+    lock_prefix: EnvName
+    alert_prefix: EnvName
+    pheromone_prefix: EnvName
+    suffix_max: Annotated[int, Field(ge=8, le=200)]
+    pheromone_ttl_s: PosInt
+    project_marker: FileName
+
+
+class Dial(Strict):
+    env: EnvName
+    values: Annotated[list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")]], Field(min_length=2)]
+    default: str
+    files: Annotated[list[RelPath], Field(min_length=1)]
+    key: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")]
+    field: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")]
+
+    @model_validator(mode="after")
+    def _default_in_values(self) -> Dial:
+        if self.default not in self.values:
+            raise ValueError(f"default {self.default!r} is not one of {self.values}")
+        if len(set(self.values)) != len(self.values):
+            raise ValueError("values must be unique")
+        return self
+
+
+class Dials(Strict):
+    suggestibility: Dial
+    sitrep: Dial
+
+    @model_validator(mode="after")
+    def _enums(self) -> Dials:
+        need = {"suggestibility": {"advisory", "warn", "enforce"}, "sitrep": {"off", "suggest", "enforce"}}
+        for name, values in need.items():
+            dial: Dial = getattr(self, name)
+            if set(dial.values) != values:
+                raise ValueError(f"{name}.values must be exactly {sorted(values)} (the tentacles act on these)")
+        return self
+
+
+class Halt(Strict):
+    sentinel_env: EnvName
+    sentinel_default: RelPath
+    distress_env: EnvName
+    distress_default: RelPath
+    cli: Annotated[list[ScriptName], Field(min_length=1)]
+    allowed_args: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9-]+$")]]
+    launchers: list[ScriptName]
+    launcher_words: list[ScriptName]
+    launcher_options: list[Annotated[str, Field(pattern=r"^--?[A-Za-z0-9][A-Za-z0-9-]*$")]]
+    mcp_server: ScriptName
+    daemon_names: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9._@-]+$")]]
+    daemon_verbs: list[ScriptName]
+    seen_line: Text
+    complied_line: Text
+
+
+class Stop(Strict):
+    marker_dir: ScriptName
+    block_ttl_s: PosInt
+    gc_batch: Annotated[int, Field(ge=1, le=1000)]
+    compliance_keyword: Annotated[str, Field(pattern=r"^[A-Za-z0-9 _-]+$")]
+    agy_mode: Literal["observe", "enforce"]
+    agy_max_blocks: Annotated[int, Field(ge=1, le=8)]
+
+
+class Prompt(Strict):
+    max_entries: Annotated[int, Field(ge=0, le=50)]
+    max_bytes: Annotated[int, Field(ge=64, le=65536)]
+    context_max_bytes: Annotated[int, Field(ge=256, le=65536)]
+
+
+class Gate(Strict):
+    deadline_ms: Annotated[int, Field(ge=50, le=600_000)]
+    deadline_env: EnvName
+    slow_ms: PosInt
+    slow_env: EnvName
+    failure_threshold: Annotated[int, Field(ge=1, le=100)]
+    threshold_env: EnvName
+    cooldown_ms: PosInt
+    cooldown_env: EnvName
+    kill_grace_ms: Annotated[int, Field(ge=10, le=10_000)]
+    vendor_margin_ms: Annotated[int, Field(ge=100)]
+    health_dir: RelPath
+    ready_file: RelPath
+    pid_file: RelPath
+    heartbeat_file: RelPath
+    heartbeat_max_age_s: PosInt
+    armed_roots_file: RelPath
+    kill_switch_file: RelPath
+    kill_switch_env: EnvName
+    kill_switch_off_value: Annotated[str, Field(pattern=r"^[A-Za-z0-9]+$")]
+    debug_switch_file: RelPath
+    debug_log: RelPath
+    debug_log_max_bytes: Annotated[int, Field(ge=1024)]
+    verdict_env: EnvName
+    verdict_code: Annotated[int, Field(ge=3, le=125)]
+
+    @model_validator(mode="after")
+    def _slow_below_deadline(self) -> Gate:
+        if self.slow_ms >= self.deadline_ms:
+            raise ValueError(f"slow_ms ({self.slow_ms}) must be below deadline_ms ({self.deadline_ms})")
+        return self
+
+
+PLACEHOLDERS: dict[str, frozenset[str]] = {
+    "alert_line": frozenset({"id", "text"}),
+    "pheromone_line": frozenset({"path", "note", "actor", "ts"}),
+    "warn": frozenset({"path", "holder"}),
+    "block": frozenset({"path", "holder"}),
+    "halt_block": frozenset({"reason"}),
+    "breaker_notice": frozenset({"phase", "count", "cooldown_s"}),
+    "post_note": frozenset({"tool"}),
+}
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+class Messages(Strict):
+    halt_header: Text
+    halt_body: Text
+    coordination_header: Text
+    alert_line: Text
+    pheromone_line: Text
+    sitrep_header: Text
+    sitrep_contract: Text
+    warn: Text
+    block: Text
+    halt_block: Text
+    stop_directive: Text
+    stop_suggest: Text
+    breaker_notice: Text
+    post_note: Text
+
+    @model_validator(mode="after")
+    def _placeholders(self) -> Messages:
+        for name in type(self).model_fields:
+            allowed = PLACEHOLDERS.get(name, frozenset())
+            for found in _PLACEHOLDER.findall(getattr(self, name)):
+                if found not in allowed:
+                    hint = f" (allowed: {', '.join(sorted(allowed))})" if allowed else ""
+                    raise ValueError(f"{name}: unknown placeholder {{{found}}}{hint}")
+        return self
+
+
+class Tentacle(Strict):
+    role: Role
+    name: ScriptName
+    phase: Annotated[str, Field(pattern=r"^[A-Za-z0-9 _-]{1,32}$")]
+    registered: bool = True
+    matcher: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("matcher")
+    @classmethod
+    def _matchers_compile(cls, value: dict[str, str]) -> dict[str, str]:
+        for vendor, pattern in value.items():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"matcher for {vendor} is not a valid regex: {exc}") from exc
+        return value
+
+
+class Vendor(Strict):
+    enabled: bool = True
+    timeout_ms: Annotated[int, Field(ge=100, le=3_600_000)]
+
+
+class Spec(Strict):
+    harness: Harness
+    matrix: Matrix
+    dials: Dials
+    halt: Halt
+    stop: Stop
+    prompt: Prompt
+    gate: Gate
+    messages: Messages
+    tentacles: Annotated[list[Tentacle], Field(min_length=1)]
+    vendors: dict[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")], Vendor]
+
+    @model_validator(mode="after")
+    def _cross_field(self) -> Spec:
+        names = [t.name for t in self.tentacles]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"tentacles: duplicate name(s) {', '.join(dupes)}")
+        roles = [t.role for t in self.tentacles]
+        dup_roles = sorted({r for r in roles if roles.count(r) > 1})
+        if dup_roles:
+            raise ValueError(f"tentacles: more than one tentacle for role(s) {', '.join(dup_roles)}")
+        floor = self.gate.deadline_ms + self.gate.vendor_margin_ms
+        for vid, vendor in self.vendors.items():
+            if vendor.enabled and vendor.timeout_ms < floor:
+                raise ValueError(
+                    f"vendors.{vid}.timeout_ms ({vendor.timeout_ms}) must be at least "
+                    f"gate.deadline_ms + gate.vendor_margin_ms ({floor}) so the gate's deadline "
+                    "fires before the vendor kills the hook"
+                )
+        return self
+
+    def tentacle(self, role: Role) -> Tentacle | None:
+        return next((t for t in self.tentacles if t.role == role), None)
+
+    def enabled_vendors(self) -> list[str]:
+        return sorted(v for v, cfg in self.vendors.items() if cfg.enabled)

@@ -1,0 +1,567 @@
+# json.awk -- portable POSIX awk JSON reader for agent hook payloads.
+#
+# Runs under mawk 1.3.4, busybox awk, gawk and the one-true-awk.  Always run
+# awk with LC_ALL=C so that strings are byte strings (length, substr, printf
+# %c all work on bytes).  This file defines functions only; every global it
+# touches starts with J_ and every function name starts with j_.  It is pasted
+# verbatim into single-quoted shell strings, so it never contains a single
+# quote character.
+#
+# Public API
+#   j_parse(s)       parse JSON text s; fills J_type[path] and J_raw[path];
+#                    returns 1 when s is one complete, valid JSON object.
+#   j_str(path)      decoded (UTF-8 bytes) value of the string at path, or "".
+#   j_has(path)      1 when a value exists at path.
+#   j_is(path, t)    1 when the value at path has type t.
+#   j_esc(s)         escape bytes for use inside a JSON string literal.
+#   j_cap(s, n)      cut s to at most n bytes, never inside a UTF-8 character.
+#   j_readfile(f)    whole file as a string ("" when it cannot be opened).
+#
+# Types in J_type: s string, n number, t true, f false, z null, o object,
+# a array.  J_raw holds the still-escaped text between the quotes of a string
+# and the literal text of a number.  Paths join keys with SUBSEP; array
+# elements use their 0-based index.  The top-level value itself has no entry.
+#
+# Design notes (performance on multi-megabyte payloads):
+#  * The text is split once on double quotes.  A segment ending in an odd run
+#    of backslashes means the quote after it is escaped, so the string goes on
+#    into the next segment.  Only segments outside strings are tokenised, and
+#    they are short (punctuation, numbers, whitespace).
+#  * Strings are stored raw and decoded only on demand (j_str).
+#  * Long results are assembled with a pairwise (tree) join, because
+#    repeated "s = s x" is quadratic in mawk, busybox and the one-true-awk.
+#  * Truncated input: every value completed before the cut is kept; a string
+#    without its closing quote, or a number or literal at the very end of the
+#    text without a following delimiter, is not recorded.  Containers get their
+#    J_type entry when they are opened.
+#  * NaN, Infinity and -Infinity are accepted as numbers, like Python json.
+#  * busybox awk and the one-true-awk cannot hold NUL bytes in strings: there a
+#    decoded \u0000 is dropped and raw NUL bytes in the input cut the line.
+
+function j__init(   i) {
+	if (J__inited)
+		return
+	J__inited = 1
+	for (i = 1; i < 256; i++)
+		J__chr[i] = sprintf("%c", i)
+	# empty where the awk cannot represent a NUL byte in a string
+	J__nul = sprintf("%c", 0)
+	if (length(J__nul) != 1)
+		J__nul = ""
+	J__chr[0] = J__nul
+	J__del = J__chr[127]
+	J__ctl = "["
+	for (i = 1; i < 32; i++)
+		J__ctl = J__ctl J__chr[i]
+	J__ctl = J__ctl "]"
+	J__cont = ""
+	for (i = 128; i < 192; i++)
+		J__cont = J__cont J__chr[i]
+	J__lead = ""
+	for (i = 192; i < 256; i++)
+		J__lead = J__lead J__chr[i]
+	for (i = 0; i < 32; i++)
+		J__en[i] = sprintf("\\u%04x", i)
+	J__en[8] = "\\b"
+	J__en[9] = "\\t"
+	J__en[10] = "\\n"
+	J__en[12] = "\\f"
+	J__en[13] = "\\r"
+	J__en[127] = "\\u007f"
+	J__un["b"] = J__chr[8]
+	J__un["t"] = J__chr[9]
+	J__un["n"] = J__chr[10]
+	J__un["f"] = J__chr[12]
+	J__un["r"] = J__chr[13]
+	J__un["\""] = "\""
+	J__un["/"] = "/"
+}
+
+# split(s, A, c) on the single character c, taken literally.  With a one
+# character separator the one-true-awk also splits at every newline, and so
+# does busybox awk while RS is ""; in that case (probed at each call, RS may
+# change) the separator is given as a bracket regex instead.
+function j__split(s, A, c) {
+	if (c != "\n" && index(s, "\n") && split("a\nb", J__tmp, ",") != 1)
+		return split(s, A, (c == "\\") ? "[\\\\]" : ("[" c "]"))
+	return split(s, A, c)
+}
+
+# Concatenate A[1..n] with sep between elements; destroys A.  Pairwise
+# merging costs O(total * log n) instead of the O(total * n) of a loop.
+function j__join(A, n, sep,   i, m) {
+	if (n <= 0)
+		return ""
+	while (n > 1) {
+		m = 0
+		for (i = 1; i < n; i += 2)
+			A[++m] = A[i] sep A[i + 1]
+		if (i == n)
+			A[++m] = A[n]
+		n = m
+	}
+	return A[1]
+}
+
+function j_parse(s,   P, n, k, j, pos, spos, seg, len, raw) {
+	j__init()
+	split("", J_type)
+	split("", J_raw)
+	split("", J__ctx)
+	split("", J__pth)
+	split("", J__key)
+	split("", J__cnt)
+	J__d = 0
+	J__st = "V"
+	J__err = 0
+	J__obj = 0
+	n = j__split(s, P, "\"")
+	if (n < 1)
+		return 0
+	pos = 1
+	k = 1
+	while (1) {
+		# segment k lies outside any string and starts at byte pos
+		seg = P[k]
+		j__outside(seg, k == n)
+		if (J__err || k == n)
+			break
+		# a string opens at the quote after segment k
+		pos += length(seg) + 1
+		spos = pos
+		j = k + 1
+		while (j < n) {
+			len = length(P[j])
+			# the quote after P[j] is escaped when P[j] ends in an odd
+			# run of backslashes (mostly a run of exactly one)
+			if (substr(P[j], len, 1) != "\\")
+				break
+			if (len > 1 && substr(P[j], len - 1, 1) == "\\" && !j__oddbs(P[j]))
+				break
+			pos += len + 1
+			j++
+		}
+		if (j >= n) {
+			# no closing quote: truncated inside a string
+			J__err = 1
+			break
+		}
+		if (j == k + 1)
+			raw = P[j]
+		else
+			raw = substr(s, spos, pos + len - spos)
+		j__string(raw)
+		if (J__err)
+			break
+		pos += len + 1
+		k = j + 1
+	}
+	return (!J__err && J__st == "E" && J__obj) ? 1 : 0
+}
+
+# 1 when x ends with an odd number of backslashes.  Looks at the tail in
+# small pieces so a long segment is never walked character by character.
+function j__oddbs(x,   L, c, t, m, i) {
+	L = length(x)
+	c = 0
+	while (L > 0) {
+		m = (L > 16) ? 16 : L
+		t = substr(x, L - m + 1, m)
+		for (i = m; i >= 1 && substr(t, i, 1) == "\\"; i--)
+			c++
+		if (i >= 1)
+			break
+		L -= m
+	}
+	return c % 2
+}
+
+# Tokenise one segment that lies outside strings.  last is true for the final
+# segment of the text: a trailing number or literal there with no delimiter
+# after it may have been cut short, so it is not recorded.
+function j__outside(seg, last,   T, m, i, e, drop) {
+	if (seg == "")
+		return
+	if (length(seg) == 1 && index("{}[]:,", seg)) {
+		j__tok(seg)
+		return
+	}
+	drop = (last && seg !~ /[][ \t\r\n{}:,]$/)
+	gsub(/[][{}:,]/, " & ", seg)
+	gsub(/[\t\r\n]/, " ", seg)
+	m = split(seg, T, / +/)
+	e = m
+	if (drop) {
+		while (e > 0 && T[e] == "")
+			e--
+		e--
+	}
+	for (i = 1; i <= e && !J__err; i++)
+		if (T[i] != "")
+			j__tok(T[i])
+	if (drop)
+		J__err = 1
+}
+
+function j__tok(t,   st) {
+	st = J__st
+	if (t == "{" || t == "[") {
+		if (st == "V" || st == "VA")
+			j__open((t == "{") ? "o" : "a")
+		else
+			J__err = 1
+	} else if (t == "}") {
+		if (st == "K" || (st == "C" && J__ctx[J__d] == "o"))
+			j__close()
+		else
+			J__err = 1
+	} else if (t == "]") {
+		if (st == "VA" || (st == "C" && J__ctx[J__d] == "a"))
+			j__close()
+		else
+			J__err = 1
+	} else if (t == ":") {
+		if (st == ":")
+			J__st = "V"
+		else
+			J__err = 1
+	} else if (t == ",") {
+		if (st == "C")
+			J__st = (J__ctx[J__d] == "o") ? "k" : "V"
+		else
+			J__err = 1
+	} else if (st != "V" && st != "VA") {
+		J__err = 1
+	} else if (t == "true") {
+		j__scalar("t", "")
+	} else if (t == "false") {
+		j__scalar("f", "")
+	} else if (t == "null") {
+		j__scalar("z", "")
+	} else if (t ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ && t !~ /^-?0[0-9]/) {
+		j__scalar("n", t)
+	} else if (t == "NaN" || t == "Infinity" || t == "-Infinity") {
+		j__scalar("n", t)
+	} else {
+		J__err = 1
+	}
+}
+
+# A complete string token (raw = text between the quotes).
+function j__string(raw,   st) {
+	st = J__st
+	if (st != "V" && st != "VA" && st != "K" && st != "k") {
+		J__err = 1
+		return
+	}
+	if (!j__valid(raw)) {
+		J__err = 1
+		return
+	}
+	if (st == "K" || st == "k") {
+		J__key[J__d] = j__dec(raw)
+		J__st = ":"
+		return
+	}
+	j__scalar("s", raw)
+}
+
+# Validity of a raw string body: no raw control characters, only the escapes
+# JSON allows.  The first regex has no false negatives; when it fires (any \u,
+# or an escaped backslash followed by a letter) the escaped backslash pairs
+# are removed from a copy, after which every backslash starts an escape and
+# plain regexes decide exactly.
+function j__valid(raw,   r) {
+	if (match(raw, J__ctl))
+		return 0
+	if (J__nul != "" && index(raw, J__nul))
+		return 0
+	if (!index(raw, "\\"))
+		return 1
+	if (raw !~ /\\[^"\\\/bfnrt]/)
+		return 1
+	r = raw
+	if (index(r, "\\\\"))
+		gsub(/\\\\/, "", r)
+	if (r ~ /\\[^"\/bfnrtu]/ || r ~ /\\$/)
+		return 0
+	if (index(r, "\\u")) {
+		if (r ~ /\\u[0-9A-Fa-f]?[0-9A-Fa-f]?[0-9A-Fa-f]?[^0-9A-Fa-f]/)
+			return 0
+		if (r ~ /\\u[0-9A-Fa-f]?[0-9A-Fa-f]?[0-9A-Fa-f]?$/)
+			return 0
+	}
+	return 1
+}
+
+# Path for the next value in the current container (depth J__d >= 1).
+function j__slot(   d, k) {
+	d = J__d
+	if (J__ctx[d] == "a") {
+		k = J__cnt[d]
+		J__cnt[d] = k + 1
+		k = k ""
+	} else {
+		k = J__key[d]
+	}
+	return (d == 1) ? k : (J__pth[d] SUBSEP k)
+}
+
+# Store a value at p.  A duplicate key replaces the earlier value and drops
+# its whole subtree, as Python does (the last one wins).
+function j__set(p, t, raw,   k, L, m, i, pre) {
+	if (p in J_type) {
+		pre = p SUBSEP
+		m = 0
+		for (k in J_type)
+			if (index(k, pre) == 1)
+				L[++m] = k
+		for (i = 1; i <= m; i++) {
+			delete J_type[L[i]]
+			delete J_raw[L[i]]
+		}
+	}
+	J_type[p] = t
+	if (t == "s" || t == "n")
+		J_raw[p] = raw
+	else
+		delete J_raw[p]
+}
+
+function j__scalar(t, raw) {
+	if (J__d == 0) {
+		# a bare top-level scalar: valid JSON but not an object
+		J__st = "E"
+		return
+	}
+	j__set(j__slot(), t, raw)
+	J__st = "C"
+}
+
+function j__open(t,   p) {
+	if (J__d == 0) {
+		p = ""
+		J__obj = (t == "o")
+	} else {
+		p = j__slot()
+		j__set(p, t, "")
+	}
+	J__d++
+	J__ctx[J__d] = t
+	J__pth[J__d] = p
+	J__cnt[J__d] = 0
+	J__st = (t == "o") ? "K" : "VA"
+}
+
+function j__close() {
+	J__d--
+	J__st = (J__d == 0) ? "E" : "C"
+}
+
+function j__hex(h,   v, i) {
+	h = tolower(h)
+	v = 0
+	for (i = 1; i <= 4; i++)
+		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+	return v
+}
+
+# UTF-8 bytes of code point cp; surrogates get their 3-byte form.
+function j__utf8(cp) {
+	if (cp < 128)
+		return J__chr[cp]
+	if (cp < 2048)
+		return J__chr[192 + int(cp / 64)] J__chr[128 + cp % 64]
+	if (cp < 65536)
+		return J__chr[224 + int(cp / 4096)] J__chr[128 + int(cp / 64) % 64] J__chr[128 + cp % 64]
+	return J__chr[240 + int(cp / 262144)] J__chr[128 + int(cp / 4096) % 64] J__chr[128 + int(cp / 64) % 64] J__chr[128 + cp % 64]
+}
+
+# Decode the escapes of a raw string body in linear time.  Escaped backslash
+# pairs first become a placeholder control byte (a valid raw string holds no
+# control bytes; the byte is also chosen so that no \u escape in the string
+# produces it); then every remaining backslash starts an escape, so the named
+# escapes are plain gsubs and the \u escapes are handled by one split.
+function j__dec(raw,   r, ph, i, m, B, O, c, b, h, cp, nx) {
+	if (!index(raw, "\\"))
+		return raw
+	j__init()
+	r = raw
+	ph = ""
+	if (index(r, "\\\\")) {
+		for (i = 1; i < 32; i++) {
+			if (i == 8 || i == 9 || i == 10 || i == 12 || i == 13)
+				continue
+			if (index(r, J__chr[i]) || index(r, J__en[i]) || index(r, toupper(J__en[i])))
+				continue
+			ph = J__chr[i]
+			break
+		}
+		if (ph == "")
+			return j__decslow(raw)
+		gsub(/\\\\/, ph, r)
+	}
+	if (index(r, "\\n"))
+		gsub(/\\n/, J__chr[10], r)
+	if (index(r, "\\t"))
+		gsub(/\\t/, J__chr[9], r)
+	if (index(r, "\\\""))
+		gsub(/\\"/, "\"", r)
+	if (index(r, "\\/"))
+		gsub(/\\\//, "/", r)
+	if (index(r, "\\r"))
+		gsub(/\\r/, J__chr[13], r)
+	if (index(r, "\\b"))
+		gsub(/\\b/, J__chr[8], r)
+	if (index(r, "\\f"))
+		gsub(/\\f/, J__chr[12], r)
+	if (index(r, "\\")) {
+		# what is left are \u escapes
+		m = j__split(r, B, "\\")
+		c = 1
+		O[1] = B[1]
+		for (i = 2; i <= m; i++) {
+			b = B[i]
+			h = substr(b, 2, 4)
+			if (h in J__u8) {
+				O[++c] = J__u8[h] substr(b, 6)
+				continue
+			}
+			if (substr(b, 1, 1) != "u") {
+				O[++c] = "\\" b
+				continue
+			}
+			cp = j__hex(h)
+			if (cp < 55296 || cp >= 57344) {
+				J__u8[h] = j__utf8(cp)
+				O[++c] = J__u8[h] substr(b, 6)
+				continue
+			}
+			if (cp < 56320 && length(b) == 5 && i < m) {
+				nx = substr(B[i + 1], 1, 5)
+				if (nx ~ /^u[dD][c-fC-F][0-9a-fA-F][0-9a-fA-F]$/) {
+					cp = 65536 + (cp - 55296) * 1024 + j__hex(substr(nx, 2, 4)) - 56320
+					i++
+					b = B[i]
+				}
+			}
+			O[++c] = j__utf8(cp) substr(b, 6)
+		}
+		r = j__join(O, c, "")
+	}
+	if (ph != "") {
+		m = j__split(r, B, ph)
+		r = j__join(B, m, "\\")
+	}
+	return r
+}
+
+# Reference decoder, one escape at a time; used only when no placeholder
+# byte is available.
+function j__decslow(raw,   B, m, O, c, i, b, e, cp, nx) {
+	m = j__split(raw, B, "\\")
+	c = 1
+	O[1] = B[1]
+	for (i = 2; i <= m; i++) {
+		b = B[i]
+		if (b == "") {
+			O[++c] = "\\"
+			if (++i <= m)
+				O[++c] = B[i]
+			continue
+		}
+		e = substr(b, 1, 1)
+		if (e == "u") {
+			cp = j__hex(substr(b, 2, 4))
+			if (cp >= 55296 && cp < 56320 && length(b) == 5 && i < m) {
+				nx = substr(B[i + 1], 1, 5)
+				if (nx ~ /^u[dD][c-fC-F][0-9a-fA-F][0-9a-fA-F]$/) {
+					cp = 65536 + (cp - 55296) * 1024 + j__hex(substr(nx, 2, 4)) - 56320
+					i++
+					b = B[i]
+				}
+			}
+			O[++c] = j__utf8(cp)
+			O[++c] = substr(b, 6)
+		} else {
+			O[++c] = (e in J__un) ? J__un[e] : e
+			O[++c] = substr(b, 2)
+		}
+	}
+	return j__join(O, c, "")
+}
+
+function j_has(p) {
+	return (p in J_type) ? 1 : 0
+}
+
+function j_is(p, t) {
+	return ((p in J_type) && J_type[p] == t) ? 1 : 0
+}
+
+function j_str(p) {
+	if ((p in J_type) && J_type[p] == "s")
+		return j__dec(J_raw[p])
+	return ""
+}
+
+# Escape for a JSON string literal: backslash, double quote, bytes below 0x20
+# (named escapes where JSON has them, else \u00XX) and 0x7f.  Other bytes,
+# including UTF-8 sequences, pass through unchanged.
+function j_esc(s,   A, n, i) {
+	j__init()
+	if (index(s, "\\")) {
+		n = j__split(s, A, "\\")
+		s = j__join(A, n, "\\\\")
+	}
+	if (index(s, "\"")) {
+		n = j__split(s, A, "\"")
+		s = j__join(A, n, "\\\"")
+	}
+	if (match(s, J__ctl) || index(s, J__del) || (J__nul != "" && index(s, J__nul))) {
+		for (i = 0; i < 32; i++)
+			if (J__chr[i] != "" && index(s, J__chr[i])) {
+				n = j__split(s, A, J__chr[i])
+				s = j__join(A, n, J__en[i])
+			}
+		if (index(s, J__del)) {
+			n = j__split(s, A, J__del)
+			s = j__join(A, n, J__en[127])
+		}
+	}
+	return s
+}
+
+# At most n bytes of s without splitting a UTF-8 sequence.
+function j_cap(s, n,   k, i) {
+	j__init()
+	n = int(n + 0)
+	if (n < 0)
+		n = 0
+	if (length(s) <= n)
+		return s
+	k = n
+	if (index(J__cont, substr(s, k + 1, 1))) {
+		# the cut falls inside a character: back off to its lead byte
+		for (i = 0; i < 3 && k > 0 && index(J__cont, substr(s, k, 1)); i++)
+			k--
+		if (k > 0 && index(J__lead, substr(s, k, 1)))
+			k--
+	}
+	return substr(s, 1, k)
+}
+
+# Whole file as one string, lines joined with newlines ("" when it cannot be
+# opened).  RS is forced to a newline while reading and restored afterwards.
+function j_readfile(f,   L, n, r, line, ors) {
+	ors = RS
+	RS = "\n"
+	n = 0
+	while ((r = (getline line < f)) > 0)
+		L[++n] = line
+	RS = ors
+	if (r < 0 && n == 0)
+		return ""
+	close(f)
+	return j__join(L, n, "\n")
+}

@@ -1,0 +1,340 @@
+"""make bench: how fast each tentacle and gate is, side by side with a bare shell in the same run.
+
+Every case is timed by spawning the script with os.posix_spawn (stdin from a payload file,
+stdout/stderr to /dev/null) and waiting for it: warm-up runs first, then enough runs for a
+stable median; the report gives median, p95 and the ratio to a bare `dash -c :` measured the
+same way in the same run. Fork and exec counts come from `strace -f -c` when it is installed.
+Results: a table on stdout and build/bench/bench.json. Benchmarks never assert in `make test`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DIST = ROOT / "dist"
+OUT = ROOT / "build" / "bench"
+SQUID = DIST / "bin" / "squid"
+
+# targets: ratio to the bare dash of the same run (None: reported, no target)
+TARGET_PATH = 8.0
+TARGET_GATE_ADDED = 3.0
+TARGET_5MB = 50.0
+TARGET_PROMPT_3000 = 15.0
+TARGET_OVERSHOOT_MS = 50.0
+
+
+@dataclass
+class Case:
+    name: str
+    argv: list[str]
+    stdin: Path | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    runs: int = 60
+    target: float | None = None
+    group: str = "tentacle"
+
+
+@dataclass
+class Row:
+    name: str
+    group: str
+    median_ms: float
+    p95_ms: float
+    ratio: float
+    target: float | None
+    forks: int | None
+    execs: int | None
+    met: bool | None
+
+
+def which(cmd: str) -> str:
+    found = shutil.which(cmd)
+    if not found:
+        raise SystemExit(f"bench: {cmd} not found")
+    return found
+
+
+def spawn_once(argv: list[str], env: dict[str, str], stdin: Path | None, cwd: Path) -> float:
+    """Wall time of one run in ms: posix_spawn, wait."""
+    src = os.open(stdin or "/dev/null", os.O_RDONLY)
+    null = os.open("/dev/null", os.O_WRONLY)
+    actions = [(os.POSIX_SPAWN_DUP2, src, 0), (os.POSIX_SPAWN_DUP2, null, 1),
+               (os.POSIX_SPAWN_DUP2, null, 2)]
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        start = time.perf_counter()
+        pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
+        os.waitpid(pid, 0)
+        return (time.perf_counter() - start) * 1000
+    finally:
+        os.chdir(old)
+        os.close(src)
+        os.close(null)
+
+
+def measure(case: Case, env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    full = {**env, **case.env}
+    for _ in range(max(3, case.runs // 10)):
+        spawn_once(case.argv, full, case.stdin, cwd)
+    times = sorted(spawn_once(case.argv, full, case.stdin, cwd) for _ in range(case.runs))
+    p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
+    return statistics.median(times), p95
+
+
+def count_forks(case: Case, env: dict[str, str], cwd: Path) -> tuple[int | None, int | None]:
+    strace = shutil.which("strace")
+    if not strace:
+        return None, None
+    with tempfile.NamedTemporaryFile("r", suffix=".strace") as out:
+        with open(case.stdin or "/dev/null", "rb") as src:
+            subprocess.run([strace, "-f", "-c", "-o", out.name, "-e",
+                            "trace=fork,vfork,clone,clone3,execve", *case.argv],
+                           stdin=src, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env={**env, **case.env}, cwd=cwd, check=False, timeout=60)
+        forks = execs = 0
+        for line in Path(out.name).read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 4 and parts[-1] in ("fork", "vfork", "clone", "clone3"):
+                forks += int(parts[3]) if parts[3].isdigit() else 0
+            if len(parts) >= 4 and parts[-1] == "execve":
+                execs += int(parts[3]) if parts[3].isdigit() else 0
+        # the first execve is the script's own interpreter
+        return forks, max(0, execs - 1)
+
+
+# ---------------------------------------------------------------- scenario setup
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def lease(home: Path, project: Path) -> None:
+    """A ready daemon (ready == pid, fresh heartbeat) and an armed project root."""
+    write(home / "daemon.ready", "4242\n")
+    write(home / "daemon.pid", "4242\n")
+    write(home / "heartbeat", "")
+    write(home / "squid" / "projects", f"{project}\n")
+
+
+def payload(vendor: str, kind: str, target: str, cwd: Path, content: str = "x") -> dict[str, object]:
+    """Synthetic events in each vendor's shape (see tests/fixtures/payloads)."""
+    if vendor == "agy":
+        base: dict[str, object] = {"conversationId": "bench-1", "workspacePaths": [str(cwd)]}
+        if kind == "edit":
+            return {**base, "toolCall": {"name": "write_to_file", "args": {"TargetFile": target, "CodeContent": content}}}
+        if kind == "shell":
+            return {**base, "toolCall": {"name": "run_command", "args": {"CommandLine": "pd status", "Cwd": str(cwd)}}}
+        if kind == "prompt":
+            return {**base, "invocationNum": 0, "userPrompt": "go"}
+        return {**base, "terminationReason": "NO_TOOL_CALL", "executionNum": 1}
+    events = {"claude": ("UserPromptSubmit", "PreToolUse", "Stop", "Write", "Bash"),
+              "gemini": ("BeforeAgent", "BeforeTool", "AfterAgent", "write_file", "run_shell_command"),
+              "codex": ("UserPromptSubmit", "PreToolUse", "Stop", "apply_patch", "Bash")}[vendor]
+    base = {"session_id": f"bench-{vendor}", "cwd": str(cwd), "transcript_path": None}
+    if vendor == "codex":
+        base["turn_id"] = "t1"
+    if kind == "prompt":
+        return {**base, "hook_event_name": events[0], "prompt": "go"}
+    if kind == "stop":
+        text_key = "prompt_response" if vendor == "gemini" else "last_assistant_message"
+        return {**base, "hook_event_name": events[2], "stop_hook_active": False, text_key: "done, no table"}
+    if kind == "shell":
+        return {**base, "hook_event_name": events[1], "tool_name": events[4], "tool_input": {"command": "pd status"}}
+    if vendor == "codex":
+        body = f"*** Begin Patch\n*** Add File: {target}\n+{content}\n*** End Patch\n"
+        return {**base, "hook_event_name": events[1], "tool_name": "apply_patch", "tool_input": {"command": body}}
+    return {**base, "hook_event_name": events[1], "tool_name": events[3],
+            "tool_input": {"file_path": target, "content": content}}
+
+
+def suffix(path: str) -> str:
+    out = "".join(c if c.isalnum() and c.isascii() else "_" for c in path)
+    while "__" in out:
+        out = out.replace("__", "_")
+    return out.strip("_").upper()[:80]
+
+
+def matrix_3000(project: Path) -> str:
+    lines = [f'PD_LOCK_OTHER_{i}="someone"' for i in range(2899)]
+    lines.append('PD_ALERT_1="deploy freeze"')
+    lines += [f'PD_PHEROMONE_STALE_{i}="{project}/src/f{i}.ts | edited | actor:bob | ts:2020-01-01T00:00:00Z"'
+              for i in range(100)]
+    return "\n".join(lines) + "\n"
+
+
+def path_farm(base: Path, drop: tuple[str, ...]) -> str:
+    """A PATH of symlinks to every executable except the dropped ones."""
+    farm = base / ("nopath-" + "-".join(drop))
+    farm.mkdir(parents=True, exist_ok=True)
+    for folder in ("/usr/local/bin", "/usr/bin", "/bin"):
+        for entry in sorted(Path(folder).iterdir()) if Path(folder).is_dir() else []:
+            if entry.name.startswith(drop) or (farm / entry.name).exists():
+                continue
+            if os.access(entry, os.X_OK) and entry.is_file():
+                (farm / entry.name).symlink_to(entry)
+    return str(farm)
+
+
+# ---------------------------------------------------------------- the cases
+
+
+def cases(tmp: Path) -> tuple[list[Case], dict[str, str], Path]:
+    home = tmp / "home"
+    project = tmp / "proj"
+    (project / ".portdaddy").mkdir(parents=True)
+    lease(home, project)
+    locked = str(project / "src" / "locked.ts")
+    free = str(project / "src" / "free.ts")
+    write(home / "matrix.env", f'PD_LOCK_{suffix(locked)}="alice"\nPD_ALERT_1="deploy freeze"\n')
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "PD_HOME": str(home),
+           "PD_ACTOR": "bob", "LANG": "C.UTF-8"}
+    dash = which("dash")
+    out: list[Case] = []
+    pl = tmp / "payloads"
+
+    def event(vendor: str, kind: str, target: str = free, content: str = "x", tag: str = "") -> Path:
+        name = f"{vendor}-{kind}{tag}.json"
+        return write(pl / name, json.dumps(payload(vendor, kind, target, project, content)))
+
+    vendors = ("claude", "gemini", "codex", "agy")
+    for vendor in vendors:
+        venv = {"PD_HOOK_PROVIDER": vendor}
+        pre = str(SQUID / "pd-hook-pre-tool")
+        out.append(Case(f"pre-tool {vendor} common", [dash, pre], event(vendor, "edit"), venv, target=TARGET_PATH))
+        out.append(Case(f"pre-tool {vendor} block", [dash, pre], event(vendor, "edit", locked, tag="-locked"),
+                        venv, target=TARGET_PATH))
+        out.append(Case(f"pre-tool {vendor} shell", [dash, pre], event(vendor, "shell"), venv, target=TARGET_PATH))
+        out.append(Case(f"prompt {vendor} context", [dash, str(SQUID / "pd-hook-prompt")], event(vendor, "prompt"),
+                        venv, target=TARGET_PATH))
+        out.append(Case(f"stop {vendor} block", [dash, str(SQUID / "pd-hook-stop")], event(vendor, "stop"),
+                        {**venv, "PD_SITREP": "suggest"}, target=TARGET_PATH))
+        out.append(Case(f"post-tool {vendor} trace", [dash, str(SQUID / "pd-hook-post-tool")],
+                        event(vendor, "edit"), {**venv, "PD_MATRIX_FILE": str(tmp / "trail.env")},
+                        target=TARGET_PATH))
+    halt_env = {"PD_HOOK_PROVIDER": "claude", "PD_HALT_FILE": str(write(tmp / "HALT", "operator drill\n"))}
+    out.append(Case("pre-tool claude halt block", [dash, str(SQUID / "pd-hook-pre-tool")],
+                    event("claude", "shell"), halt_env, target=TARGET_PATH))
+    out.append(Case("prompt claude halt", [dash, str(SQUID / "pd-hook-prompt")], event("claude", "prompt"),
+                    halt_env, target=TARGET_PATH))
+    for label, size, target in (("1 KB", 1024, TARGET_PATH), ("256 KB", 256 * 1024, TARGET_PATH),
+                                ("5 MB", 5 * 1024 * 1024, TARGET_5MB)):
+        big = event("claude", "edit", locked, content="y" * size, tag=f"-{size}")
+        out.append(Case(f"pre-tool claude block {label}", [dash, str(SQUID / "pd-hook-pre-tool")], big,
+                        {"PD_HOOK_PROVIDER": "claude"}, runs=20 if size > 300_000 else 60, target=target,
+                        group="size"))
+    m3000 = write(tmp / "matrix3000.env", matrix_3000(project))
+    out.append(Case("prompt claude 3000-line matrix", [dash, str(SQUID / "pd-hook-prompt")],
+                    event("claude", "prompt"), {"PD_HOOK_PROVIDER": "claude", "PD_MATRIX_FILE": str(m3000)},
+                    target=TARGET_PROMPT_3000, group="matrix"))
+    for shell in ("busybox", "bash"):
+        argv = [which("busybox"), "sh"] if shell == "busybox" else [which("bash")]
+        out.append(Case(f"pre-tool claude block ({shell})", [*argv, str(SQUID / "pd-hook-pre-tool")],
+                        event("claude", "edit", locked, tag="-locked"), {"PD_HOOK_PROVIDER": "claude"},
+                        group="shells"))
+    for label, drop in (("without jq", ("jq",)), ("without jq and python3", ("jq", "python"))):
+        farm = path_farm(tmp, drop)
+        out.append(Case(f"pre-tool claude block ({label})", [dash, str(SQUID / "pd-hook-pre-tool")],
+                        event("claude", "edit", locked, tag="-locked"), {"PD_HOOK_PROVIDER": "claude", "PATH": farm},
+                        target=TARGET_PATH, group="parsers"))
+    return out, env, project
+
+
+def gate_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row]:
+    """Gate overhead on the healthy path (gate + tentacle minus tentacle), the open-circuit
+    skip, and deadline overshoot against a hung child (in a copy of dist/ with stub tentacles)."""
+    dash = which("dash")
+    rows: list[Row] = []
+    ev = write(tmp / "payloads" / "gate.json", json.dumps(payload("claude", "edit", str(project / "a.ts"), project)))
+    base = {**env, "PD_HOOK_PROVIDER": "claude"}
+    bare = measure(Case("bare", [dash, "-c", ":"], runs=200), base, project)[0]
+    for name in ("pd-hook-pre-tool", "pd-hook-prompt", "pd-hook-stop"):
+        direct = measure(Case("t", [dash, str(SQUID / name)], ev, runs=80), base, project)
+        gated = measure(Case("g", [dash, str(DIST / "bin" / name)], ev, runs=80), base, project)
+        added = gated[0] - direct[0]
+        forks = count_forks(Case("g", [dash, str(DIST / "bin" / name)], ev), base, project)
+        tforks = count_forks(Case("t", [dash, str(SQUID / name)], ev), base, project)
+        rows.append(Row(f"gate {name} added overhead", "gate", added, gated[1] - direct[1], added / bare,
+                        TARGET_GATE_ADDED, None if forks[0] is None or tforks[0] is None else forks[0] - tforks[0],
+                        None if forks[1] is None or tforks[1] is None else forks[1] - tforks[1],
+                        added / bare <= TARGET_GATE_ADDED))
+    copy = tmp / "distcopy"
+    shutil.copytree(DIST, copy)
+    home = Path(env["PD_HOME"])
+    stub = copy / "bin" / "squid" / "pd-hook-stop"
+    stub.write_text("#!/bin/sh\nexit 1\n")
+    for _ in range(6):
+        spawn_once([dash, str(copy / "bin" / "pd-hook-stop")], base, ev, project)
+    skip = measure(Case("skip", [dash, str(copy / "bin" / "pd-hook-stop")], ev, runs=80), base, project)
+    rows.append(Row("gate open-circuit skip", "gate", skip[0], skip[1], skip[0] / bare, TARGET_PATH,
+                    *count_forks(Case("s", [dash, str(copy / "bin" / "pd-hook-stop")], ev), base, project),
+                    skip[0] / bare <= TARGET_PATH))
+    hung = copy / "bin" / "squid" / "pd-hook-prompt"
+    hung.write_text("#!/bin/sh\nsleep 30\n")
+    deadline = 1000.0
+    overs = [spawn_once([dash, str(copy / "bin" / "pd-hook-prompt")], base, ev, project) - deadline
+             for _ in range(3)]
+    shutil.rmtree(home / "squid" / "health", ignore_errors=True)
+    rows.append(Row("gate deadline overshoot (ms over 1000)", "gate", statistics.median(overs), max(overs),
+                    0.0, TARGET_OVERSHOOT_MS, None, None, statistics.median(overs) <= TARGET_OVERSHOOT_MS))
+    return rows
+
+
+def table(rows: list[Row], baselines: dict[str, float]) -> str:
+    lines = ["baselines (median ms): " + ", ".join(f"{k} {v:.2f}" for k, v in baselines.items()), "",
+             f"{'case':52} {'median':>8} {'p95':>8} {'ratio':>7} {'target':>7} {'forks':>5} {'execs':>5}  result"]
+    for r in rows:
+        target = "" if r.target is None else f"{r.target:g}"
+        result = "" if r.met is None else ("ok" if r.met else "MISSED")
+        lines.append(f"{r.name:52} {r.median_ms:8.2f} {r.p95_ms:8.2f} {r.ratio:7.2f} {target:>7} "
+                     f"{'' if r.forks is None else r.forks:>5} {'' if r.execs is None else r.execs:>5}  {result}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    if not (SQUID / "pd-hook-pre-tool").exists():
+        print("bench: dist/ is not rendered; run make render", file=sys.stderr)
+        return 1
+    OUT.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="hookshape-bench-") as raw:
+        tmp = Path(raw)
+        todo, env, project = cases(tmp)
+        baselines = {}
+        for name, argv in (("dash -c :", [which("dash"), "-c", ":"]),
+                           ("busybox sh -c :", [which("busybox"), "sh", "-c", ":"]),
+                           ("bash -c :", [which("bash"), "-c", ":"])):
+            baselines[name] = measure(Case(name, argv, runs=200), env, project)[0]
+        bare = baselines["dash -c :"]
+        rows = []
+        for case in todo:
+            median, p95 = measure(case, env, project)
+            forks, execs = count_forks(case, env, project)
+            ratio = median / bare
+            rows.append(Row(case.name, case.group, median, p95, ratio, case.target, forks, execs,
+                            None if case.target is None else ratio <= case.target))
+        rows += gate_cases(tmp, env, project)
+    report = table(rows, baselines)
+    print(report)
+    missed = [r.name for r in rows if r.met is False]
+    print(f"\n{len(rows)} cases, {len(missed)} missed targets" + (": " + "; ".join(missed) if missed else ""))
+    (OUT / "bench.json").write_text(json.dumps({"baselines_ms": baselines, "rows": [asdict(r) for r in rows]},
+                                               indent=2) + "\n")
+    (OUT / "bench.txt").write_text(report + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

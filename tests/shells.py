@@ -1,0 +1,68 @@
+"""The shell matrix and helpers to run rendered scripts as subprocesses."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DIST = ROOT / "dist"
+FIXTURES = ROOT / "tests" / "fixtures" / "payloads"
+VENDORS = ("claude", "gemini", "codex", "agy")
+
+
+@dataclass(frozen=True)
+class Shell:
+    """One interpreter of the matrix: a name for reports and the argv prefix that runs a file."""
+
+    name: str
+    argv: tuple[str, ...]
+
+    @property
+    def available(self) -> bool:
+        return shutil.which(self.argv[0]) is not None
+
+
+MATRIX = (
+    Shell("dash", ("dash",)),
+    Shell("busybox", ("busybox", "sh")),
+    Shell("bash", ("bash",)),
+    Shell("bash-posix", ("bash", "--posix")),
+    Shell("posh", ("posh",)),
+    Shell("yash", ("yash", "--posix")),
+    Shell("mksh", ("mksh",)),
+    Shell("ksh93", ("ksh93",)),
+    Shell("zsh", ("zsh", "--emulate", "sh", "--no-rcs")),
+)
+CORE = tuple(s for s in MATRIX if s.name in ("dash", "busybox", "bash"))
+
+
+def shell(name: str) -> Shell:
+    return next(s for s in MATRIX if s.name == name)
+
+
+@dataclass(frozen=True)
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+def run(script: Path, payload: bytes | str, *, sh: Shell | None = None, env: dict[str, str] | None = None,
+        cwd: Path | None = None, timeout: float = 20) -> Result:
+    """Run a rendered script with the payload on stdin (under `sh`, else via its shebang)."""
+    data = payload.encode() if isinstance(payload, str) else payload
+    argv = [*(sh.argv if sh else ()), str(script)]
+    full_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/root"),
+                "LANG": "C.UTF-8", **(env or {})}
+    proc = subprocess.run(argv, input=data, capture_output=True, env=full_env, cwd=cwd, timeout=timeout,
+                          check=False)
+    return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"),
+                  proc.stderr.decode("utf-8", "replace"))
+
+
+def fixture(vendor: str, name: str) -> bytes:
+    return (FIXTURES / vendor / f"{name}.json").read_bytes()
