@@ -1,0 +1,387 @@
+"""Fast checks of the live tier's own machinery (no vendor CLI needed).
+
+The mock's scripted decisions, its three wire protocols over real HTTP, and
+the runner's config-file handling (its keys in, everybody else's kept).
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from . import runner
+from .mock.conversation import (
+    CONTEXT,
+    TEXT,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+    Call,
+    Item,
+    Script,
+    Text,
+    ToolCall,
+)
+from .mock.server import MockServer
+
+WRITE = ToolCall.write("target.txt", "hello\n")
+
+
+# -- Script: decisions from the conversation's shape -----------------------------
+
+
+def test_prompt_only_gets_the_tool_call():
+    script = Script([WRITE], ("A", "B"))
+    assert script.decide([Item(CONTEXT), Item(USER, "prompt")]) == Call(WRITE, 0)
+    # hook context after the prompt changes nothing
+    assert script.decide([Item(USER, "prompt"), Item(CONTEXT, "hook says")]) == Call(WRITE, 0)
+
+
+def test_tool_result_gets_final_text_a_then_continuation_gets_b():
+    script = Script([WRITE], ("A", "B"))
+    convo = [Item(USER, "p"), Item(TOOL_CALL, name="Write"), Item(TOOL_RESULT, "blocked: x")]
+    assert script.decide(convo) == Text("A")
+    convo += [Item(TEXT, "A"), Item(USER, "Stop hook feedback: more")]
+    assert script.decide(convo) == Text("B")
+    # a stop hook that keeps blocking keeps getting the last text
+    convo += [Item(TEXT, "B"), Item(CONTEXT, "<system-reminder>again</system-reminder>")]
+    assert script.decide(convo) == Text("B")
+
+
+def test_without_tool_calls_the_prompt_gets_text_a():
+    assert Script((), ("A", "B")).decide([Item(USER, "p")]) == Text("A")
+
+
+def test_tool_calls_run_in_order():
+    read = ToolCall.read("f")
+    edit = ToolCall.edit("f", "x", "y")
+    script = Script([read, edit], ("done",))
+    convo = [Item(USER, "p")]
+    assert script.decide(convo) == Call(read, 0)
+    convo += [Item(TOOL_CALL), Item(TOOL_RESULT)]
+    assert script.decide(convo) == Call(edit, 1)
+    convo += [Item(TOOL_CALL), Item(TOOL_RESULT)]
+    assert script.decide(convo) == Text("done")
+
+
+def test_a_retried_request_gets_the_same_text_again():
+    script = Script((), ("A", "B"))
+    assert script.decide([Item(USER, "p"), Item(TEXT, "A")]) == Text("A")
+
+
+def test_tool_calls_are_validated():
+    with pytest.raises(ValueError):
+        ToolCall("delete", path="x")
+    with pytest.raises(ValueError):
+        ToolCall("write")
+
+
+# -- the wire protocols over HTTP -------------------------------------------------
+
+
+def post(url: str, body: dict, headers: dict | None = None) -> tuple[str, bytes]:
+    req = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
+    with urllib.request.urlopen(req, timeout=5) as resp:
+        return resp.headers.get("Content-Type", ""), resp.read()
+
+
+def sse_events(raw: bytes) -> list[tuple[str | None, dict]]:
+    events = []
+    for block in raw.decode().split("\n\n"):
+        if not block.strip():
+            continue
+        name, data = None, []
+        for line in block.splitlines():
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                data.append(line[6:])
+        events.append((name, json.loads("\n".join(data))))
+    return events
+
+
+def test_openai_responses_tool_call_then_text(tmp_path):
+    with MockServer(Script([WRITE], ("A", "B")), cwd=tmp_path) as mock:
+        tools = [
+            {"type": "function", "name": "exec_command"},
+            {"type": "custom", "name": "apply_patch"},
+        ]
+        prompt = {
+            "model": "gpt-5.5",
+            "tools": tools,
+            "stream": True,
+            "input": [
+                {
+                    "type": "message",
+                    "role": "developer",
+                    "content": [{"type": "input_text", "text": "sys"}],
+                },
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "go"}],
+                },
+            ],
+        }
+        ctype, raw = post(mock.url + "/v1/responses", prompt, {"X-Test": "1"})
+        assert ctype == "text/event-stream"
+        events = sse_events(raw)
+        assert [n for n, _ in events] == [
+            "response.created",
+            "response.output_item.added",
+            "response.output_item.done",
+            "response.completed",
+        ]
+        item = events[2][1]["item"]
+        assert item["type"] == "custom_tool_call" and item["name"] == "apply_patch"
+        assert item["input"] == "*** Begin Patch\n*** Add File: target.txt\n+hello\n*** End Patch\n"
+        assert events[-1][1]["response"]["usage"]["total_tokens"] > 0
+        after = dict(
+            prompt,
+            input=prompt["input"]
+            + [
+                item,
+                {
+                    "type": "custom_tool_call_output",
+                    "call_id": item["call_id"],
+                    "output": "Command blocked by PreToolUse hook: no",
+                },
+            ],
+        )
+        _, raw = post(mock.url + "/v1/responses", after)
+        done = next(d for n, d in sse_events(raw) if n == "response.output_item.done")["item"]
+        assert done["type"] == "message" and done["content"][0]["text"] == "A"
+    assert [r.reply for r in mock.requests] == ["tool_call write target.txt", "text 'A'"]
+    assert mock.requests[0].headers["x-test"] == "1"
+    assert mock.requests[0].json["model"] == "gpt-5.5"
+    assert mock.requests[1].contains("Command blocked by PreToolUse hook: no")
+    assert mock.requests_after_tool_call() == [mock.requests[1]]
+
+
+def test_openai_responses_shell_uses_the_offered_tool():
+    with MockServer(Script.shell("ls -l")) as mock:
+        body = {
+            "tools": [{"type": "function", "name": "exec_command"}],
+            "input": [{"type": "message", "role": "user", "content": "go"}],
+        }
+        _, raw = post(mock.url + "/v1/responses", body)
+    item = next(d for n, d in sse_events(raw) if n == "response.output_item.done")["item"]
+    assert item["type"] == "function_call" and item["name"] == "exec_command"
+    assert json.loads(item["arguments"]) == {"cmd": "ls -l"}
+
+
+def test_gemini_function_call_and_side_requests(tmp_path):
+    with MockServer(Script([WRITE], ("A",)), cwd=tmp_path) as mock:
+        base = mock.url + "/v1beta/models/gemini-2.5-flash"
+        body = {
+            "contents": [
+                {
+                    "role": "user",
+                    "parts": [{"text": "go"}, {"text": "<hook_context>c</hook_context>"}],
+                }
+            ],
+            "tools": [{"functionDeclarations": [{"name": "write_file"}]}],
+        }
+        ctype, raw = post(base + ":streamGenerateContent?alt=sse", body)
+        assert ctype == "text/event-stream"
+        ((name, chunk),) = sse_events(raw)
+        assert name is None
+        part = chunk["candidates"][0]["content"]["parts"][0]
+        assert part["functionCall"] == {
+            "name": "write_file",
+            "args": {"file_path": str(tmp_path / "target.txt"), "content": "hello\n"},
+        }
+        body["contents"] += [
+            {"role": "model", "parts": [part]},
+            {
+                "role": "user",
+                "parts": [
+                    {
+                        "functionResponse": {
+                            "name": "write_file",
+                            "response": {"error": "Tool execution blocked: no"},
+                        }
+                    }
+                ],
+            },
+        ]
+        _, raw = post(base + ":streamGenerateContent?alt=sse", body)
+        assert sse_events(raw)[0][1]["candidates"][0]["content"]["parts"][0] == {"text": "A"}
+        # side requests: router classifier (JSON schema), token count
+        router = {
+            "contents": body["contents"][:1],
+            "generationConfig": {
+                "responseMimeType": "application/json",
+                "responseJsonSchema": {
+                    "type": "OBJECT",
+                    "properties": {
+                        "complexity_reasoning": {"type": "STRING"},
+                        "complexity_score": {"type": "INTEGER"},
+                    },
+                },
+            },
+        }
+        _, raw = post(mock.url + "/v1beta/models/flash-lite:generateContent", router)
+        text = json.loads(raw)["candidates"][0]["content"]["parts"][0]["text"]
+        assert json.loads(text) == {"complexity_reasoning": "mock", "complexity_score": 1}
+        _, raw = post(base + ":countTokens", {"contents": []})
+        assert json.loads(raw)["totalTokens"] > 0
+    assert [r.kind for r in mock.requests] == ["model", "model", "side", "side"]
+    assert mock.requests[0].items[1].kind == CONTEXT
+
+
+def test_anthropic_tool_use_stream(tmp_path):
+    with MockServer(Script([WRITE], ("A",)), cwd=tmp_path) as mock:
+        body = {
+            "model": "claude-x",
+            "stream": True,
+            "tools": [{"name": "Write"}],
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "<system-reminder>env</system-reminder>"},
+                        {"type": "text", "text": "go"},
+                    ],
+                }
+            ],
+        }
+        ctype, raw = post(mock.url + "/v1/messages?beta=true", body)
+        assert ctype == "text/event-stream"
+        events = sse_events(raw)
+        assert [n for n, _ in events] == [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop",
+        ]
+        block = events[1][1]["content_block"]
+        assert block["type"] == "tool_use" and block["name"] == "Write"
+        assert json.loads(events[2][1]["delta"]["partial_json"]) == {
+            "file_path": str(tmp_path / "target.txt"),
+            "content": "hello\n",
+        }
+        assert events[4][1]["delta"]["stop_reason"] == "tool_use"
+        # non-streaming, tool-less side request; token count
+        _, raw = post(
+            mock.url + "/v1/messages", {"messages": [{"role": "user", "content": "title?"}]}
+        )
+        assert json.loads(raw)["content"][0]["text"] == "ok"
+        _, raw = post(mock.url + "/v1/messages/count_tokens", {"messages": []})
+        assert json.loads(raw)["input_tokens"] > 0
+    assert [r.kind for r in mock.requests] == ["model", "side", "side"]
+
+
+def test_unknown_requests_get_harmless_answers():
+    with MockServer() as mock:
+        with urllib.request.urlopen(mock.url + "/v1/models", timeout=5) as resp:
+            assert json.loads(resp.read())["data"] == []
+        _, raw = post(mock.url + "/api/event_logging/batch", {"events": []})
+        assert json.loads(raw) == {}
+        url = mock.url
+    assert [r.path for r in mock.requests] == ["/v1/models", "/api/event_logging/batch"]
+    with pytest.raises(RuntimeError):
+        _ = mock.url  # stopped
+    with pytest.raises(OSError):
+        urllib.request.urlopen(url, timeout=2)
+
+
+# -- runner: its own keys in the config files, everybody else's kept --------------
+
+
+def test_codex_config_keeps_hooks_and_foreign_keys(tmp_path):
+    path = runner.config_path("codex", tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        'model = "o3"\napproval_policy = "never"\n\n[features]\nhooks = true\n\n'
+        '[[hooks.PreToolUse]]\nmatcher = "Edit|Write"\n[[hooks.PreToolUse.hooks]]\n'
+        'type = "command"\ncommand = """sh -c \'\n[not a table]\necho hi\'"""\n\n'
+        '[hooks.state."k"]\ntrusted_hash = "h"\n'
+    )
+    runner.prepare_home("codex", tmp_path, "http://127.0.0.1:1")
+    runner.prepare_home("codex", tmp_path, "http://127.0.0.1:2")
+    data = tomllib.loads(path.read_text())
+    assert data["model"] == "gpt-5.5" and data["model_provider"] == runner.MOCK_PROVIDER_ID
+    assert data["model_providers"][runner.MOCK_PROVIDER_ID]["base_url"] == "http://127.0.0.1:2/v1"
+    assert data["approval_policy"] == "never"
+    assert data["features"] == {"hooks": True, "plugins": False}
+    assert (
+        data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "sh -c '\n[not a table]\necho hi'"
+    )
+    assert data["hooks"]["state"] == {"k": {"trusted_hash": "h"}}
+
+
+@pytest.mark.parametrize("vendor", ["gemini", "claude"])
+def test_json_settings_keep_hooks(vendor, tmp_path):
+    path = runner.config_path(vendor, tmp_path)
+    hooks = {
+        "PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]
+    }
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"hooks": hooks, "security": {"folderTrust": {"enabled": True}}}))
+    runner.prepare_home(vendor, tmp_path, "http://127.0.0.1:1")
+    data = json.loads(path.read_text())
+    assert data["hooks"] == hooks
+    assert data["security"]["folderTrust"] == {"enabled": True}
+    if vendor == "gemini":
+        assert data["security"]["auth"]["selectedType"] == "gemini-api-key"
+
+
+def test_missing_configs_are_created_valid(tmp_path):
+    for vendor in runner.VENDORS:
+        path = runner.prepare_home(vendor, tmp_path / vendor, "http://127.0.0.1:1")
+        assert path == runner.config_path(vendor, tmp_path / vendor) and path.exists()
+        if vendor == "codex":
+            tomllib.loads(path.read_text())
+        else:
+            assert isinstance(json.loads(path.read_text()), dict)
+    assert (
+        runner.config_path("claude", tmp_path)
+        == runner.home_dir(tmp_path) / ".claude" / "settings.json"
+    )
+    assert (
+        runner.config_path("gemini", tmp_path)
+        == runner.home_dir(tmp_path) / ".gemini" / "settings.json"
+    )
+    assert (
+        runner.config_path("codex", tmp_path)
+        == runner.home_dir(tmp_path) / ".codex" / "config.toml"
+    )
+
+
+def test_turn_env_is_isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "real-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "real-key")
+    env = runner.turn_env(
+        "claude", tmp_path, "http://127.0.0.1:9", {"EXTRA": "1", "DISABLE_TELEMETRY": None}
+    )
+    assert env["HOME"] == str(runner.home_dir(tmp_path))
+    assert env["ANTHROPIC_API_KEY"] == runner.MOCK_KEY and "OPENAI_API_KEY" not in env
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
+    assert env["EXTRA"] == "1" and "DISABLE_TELEMETRY" not in env
+    assert Path(env["CLAUDE_CONFIG_DIR"]) == runner.claude_config_dir(tmp_path)
+
+
+def test_a_tool_the_request_does_not_offer_is_a_loud_400():
+    with MockServer(Script([WRITE])) as mock:
+        body = {
+            "tools": [{"type": "function", "name": "exec_command"}],
+            "input": [{"type": "message", "role": "user", "content": "go"}],
+        }
+        with pytest.raises(urllib.error.HTTPError) as err:
+            post(mock.url + "/v1/responses", body)
+    assert err.value.code == 400
+    assert "no apply_patch tool" in json.loads(err.value.read())["error"]["message"]
+    assert mock.requests[0].reply.startswith("script error")
