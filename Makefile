@@ -10,7 +10,7 @@ SHELL_PKGS := busybox posh yash mksh ksh93u+m zsh
 TOOL_PKGS := hyperfine strace
 SHELL_BINS := busybox posh yash mksh ksh93 zsh
 
-.PHONY: render check test conformance shells live live-clis bench package clean
+.PHONY: render check test conformance shells live live-clis bench package schema dists clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -57,6 +57,13 @@ bench: $(STAMP) shells
 
 package: $(STAMP)
 	$(HS) package
+
+schema: $(STAMP)
+	$(HS) schema --out hookshape.schema.json
+
+# the Python distributions (never into dist/, which is the rendered tree)
+dists: $(STAMP)
+	$(PY) -m build --sdist --wheel --outdir build/
 
 clean:
 	rm -rf build .pytest_cache .hypothesis .mypy_cache .ruff_cache

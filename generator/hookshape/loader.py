@@ -12,6 +12,7 @@ from hookshape.spec import Spec
 from hookshape.validation import parse_toml, validate
 
 SPEC_NAME = "hookshape.toml"
+PACKAGED_SPEC_NAME = "default-spec.toml"  # hookshape.toml as the wheel ships it
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ def default_spec_path() -> Path:
     local = Path(SPEC_NAME)
     if local.is_file():
         return local
-    packaged = Path(str(resources.files("hookshape") / "default-spec.toml"))
+    packaged = Path(str(resources.files("hookshape") / PACKAGED_SPEC_NAME))
     if packaged.is_file():
         return packaged
     return Path(__file__).resolve().parents[2] / SPEC_NAME

@@ -1,0 +1,290 @@
+"""The release artifact: a reproducible tarball of the rendered dist/ tree plus an INSTALL.md,
+and a SHA256SUMS beside it.
+
+Reproducible means two runs give the same bytes: members sorted, fixed owner, normalised modes,
+one mtime (SOURCE_DATE_EPOCH, else a constant), gzip without a timestamp or a file name."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import tarfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from hookshape import __version__
+from hookshape.entries import home_reference
+from hookshape.errors import HookshapeError
+from hookshape.loader import Loaded
+from hookshape.plan import DATA, EXEC, Artifact, build
+from hookshape.writer import write_atomic
+
+DIR_MODE = 0o755
+# 1980-01-01T00:00:00Z: the usual floor of reproducible builds (zip cannot go lower)
+DEFAULT_EPOCH = 315532800
+INSTALL_NAME = "INSTALL.md"
+SUMS_NAME = "SHA256SUMS"
+MANIFEST_NAME = "MANIFEST"
+
+
+class PackageError(HookshapeError):
+    """The package cannot be built (a bad --from tree, a bad SOURCE_DATE_EPOCH)."""
+
+
+@dataclass(frozen=True)
+class Package:
+    tarball: Path
+    sums: Path
+    sha256: str
+    members: int
+
+
+def top_name(loaded: Loaded) -> str:
+    """`<harness>-hooks-<hookshape version>`: the tarball's stem and its top folder."""
+    return f"{loaded.spec.harness.name}-hooks-{__version__}"
+
+
+def source_date_epoch(env: Mapping[str, str]) -> int:
+    raw = env.get("SOURCE_DATE_EPOCH", "").strip()
+    if not raw:
+        return DEFAULT_EPOCH
+    if not raw.isdigit():
+        raise PackageError(f"SOURCE_DATE_EPOCH={raw!r}: not a non-negative integer")
+    return int(raw)
+
+
+def normal_mode(mode: int) -> int:
+    """0755 for anything executable by its owner, else 0644."""
+    return EXEC if mode & 0o100 else DATA
+
+
+# -- the files -----------------------------------------------------------------------------
+
+def rendered(loaded: Loaded) -> list[Artifact]:
+    """dist/ as the spec renders it now (in memory: the package is never stale)."""
+    return [Artifact(a.path, normal_mode(a.mode), a.data) for a in build(loaded)]
+
+
+def _manifest(root: Path) -> dict[str, tuple[int, str]]:
+    path = root / MANIFEST_NAME
+    if not path.is_file():
+        raise PackageError(f"{root}: no {MANIFEST_NAME}; is this a rendered dist/ tree?")
+    listed: dict[str, tuple[int, str]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.rsplit(" ", 2)
+        if len(parts) != 3 or len(parts[2]) != 64:
+            raise PackageError(f"{path}:{number}: not a `path mode sha256` line")
+        try:
+            mode = int(parts[1], 8)
+        except ValueError:
+            raise PackageError(f"{path}:{number}: bad mode {parts[1]!r}") from None
+        listed[parts[0]] = (mode, parts[2])
+    return listed
+
+
+def from_tree(root: Path) -> list[Artifact]:
+    """A rendered tree on disk. It must agree with its own MANIFEST: every listed file present
+    with its hash and executable bit, nothing unlisted (so a half-edited dist/ is refused)."""
+    if not root.is_dir():
+        raise PackageError(f"{root}: no such directory")
+    listed = _manifest(root)
+    found: list[Artifact] = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            raise PackageError(f"{root}/{rel}: a symlink; the package holds regular files only")
+        if path.is_dir():
+            continue
+        if not path.is_file():
+            raise PackageError(f"{root}/{rel}: not a regular file")
+        data = path.read_bytes()
+        mode = normal_mode(path.stat().st_mode)
+        if rel != MANIFEST_NAME:
+            want = listed.pop(rel, None)
+            if want is None:
+                raise PackageError(f"{root}/{rel}: not listed in {MANIFEST_NAME}")
+            if hashlib.sha256(data).hexdigest() != want[1]:
+                raise PackageError(f"{root}/{rel}: differs from {MANIFEST_NAME} (re-render it)")
+            if normal_mode(want[0]) != mode:
+                raise PackageError(
+                    f"{root}/{rel}: mode {mode:04o}, {MANIFEST_NAME} says {want[0]:04o}")
+        found.append(Artifact(rel, mode, data))
+    if listed:
+        missing = ", ".join(sorted(listed))
+        raise PackageError(f"{root}: missing {missing} (listed in {MANIFEST_NAME})")
+    return found
+
+
+# -- INSTALL.md ----------------------------------------------------------------------------
+
+def _switch_note(switch: str, legacy: list[str]) -> str:
+    note = f"set `{switch} = true`" if switch else ""
+    if switch and legacy:
+        note += " (and leave none of " + ", ".join(f"`{s}`" for s in legacy) + " set to false)"
+    return note
+
+
+def _merge_step(loaded: Loaded, vid: str, filename: str) -> str:
+    profile = loaded.profiles[vid]
+    cfg = profile.config
+    src = f"`config/{vid}/{filename}`"
+    dst = f"`{cfg.user_path}` (user) or `{cfg.project_path}` (one project)"
+    if cfg.format == "hooks-json":
+        how = (f"merge the `hooks` object of {src} into {dst}: append each event's matcher "
+               "groups to the same event's list, keep every other key")
+    elif cfg.format == "agy-json":
+        how = (f"add the `{loaded.spec.harness.name}` key of {src} to the top-level object of "
+               f"{dst}, keep every other key")
+    else:
+        how = f"append the managed block of {src} (between its markers) to {dst}"
+    switch = _switch_note(cfg.enable_switch, list(cfg.legacy_switches))
+    if switch:
+        how += f"; {switch}"
+    return f"- **{profile.vendor.display}** (`{vid}`): {how}."
+
+
+def install_md(loaded: Loaded, artifacts: list[Artifact]) -> bytes:
+    """How to install from the extracted folder: with hookshape, or by hand. Built from the
+    spec and the vendor profiles, so it names this harness's own paths and switches."""
+    spec = loaded.spec
+    h = spec.harness
+    top = top_name(loaded)
+    home = h.home_default
+    gates = sorted(a.path for a in artifacts
+                   if a.path.startswith("bin/") and a.path.count("/") == 1)
+    configs = {a.path.split("/")[1]: a.path.split("/", 2)[2]
+               for a in artifacts if a.path.startswith("config/") and a.path.count("/") == 2}
+    g = spec.gate
+    lines = [
+        f"# {h.name} hooks {__version__}",
+        "",
+        f"The `{h.name}` hook harness, rendered by hookshape {__version__} from its spec: "
+        "POSIX-sh gates and tentacles (`bin/`), one config block per agent CLI (`config/`), "
+        "what each CLI supports (`CAPABILITIES.md`) and the hash of every file (`MANIFEST`).",
+        "",
+        "Vendors: " + ", ".join(f"{loaded.profiles[v].vendor.display} (`{v}`)"
+                                for v in spec.enabled_vendors()) + ".",
+        "",
+        "## Install with hookshape",
+        "",
+        "```sh",
+        f"tar -xzf {top}.tar.gz",
+        f"pip install 'hookshape=={__version__}'   # or: pipx install 'hookshape=={__version__}'",
+        f"hookshape install --from {top}",
+        "```",
+        "",
+        f"This copies `bin/` into the harness home (`{home}`, or `${h.home_env}` when set) and "
+        "merges the hook entries into each CLI's user config, leaving your own settings alone. "
+        "`hookshape install --help` lists its options.",
+        "",
+        "## Install by hand",
+        "",
+        "1. Copy the scripts into the harness home, keeping their modes:",
+        "",
+        "   ```sh",
+        f"   mkdir -p {home}/bin",
+        f"   cp -Rp {top}/bin/. {home}/bin/",
+        "   ```",
+        "",
+        f"2. Wire each CLI. The commands in `config/` run `{home_reference(spec)}/bin/<gate>`; "
+        f"if you use another home (`{h.home_env}`), change that path in the commands too.",
+        "",
+    ]
+    lines += ["   " + _merge_step(loaded, vid, configs[vid]) for vid in sorted(configs)]
+    lines += [
+        "",
+        "3. Check a file against `MANIFEST` if in doubt: `sha256sum bin/<gate>` must match "
+        "its line.",
+        "",
+        "## Gates",
+        "",
+    ]
+    for path in gates:
+        name = path.removeprefix("bin/")
+        tentacle = next((t for t in spec.tentacles if t.name == name), None)
+        what = f"{tentacle.role} ({tentacle.phase})" if tentacle else ""
+        staged = "" if tentacle is None or tentacle.registered else "; staged, not registered"
+        lines.append(f"- `{path}`: {what}{staged}")
+    lines += [
+        "",
+        "## When the gates act",
+        "",
+        f"A gate runs its tentacle only while the daemon's readiness lease holds (`{home}/"
+        f"{g.ready_file}` and `{home}/{g.pid_file}` hold the same numeric pid, and "
+        f"`{home}/{g.heartbeat_file}` was touched in the last {g.heartbeat_max_age_s} s; a halt "
+        f"skips this check) and only in a working directory at or below an absolute path listed "
+        f"in `{home}/{g.armed_roots_file}` (one per line). Otherwise it exits 0 with no output.",
+        "",
+        "## Switching the hooks off",
+        "",
+        f"Create `{home}/{g.kill_switch_file}`, or set "
+        f"`{g.kill_switch_env}={g.kill_switch_off_value}` "
+        "in the CLI's environment: every gate then exits 0 at once. The gates fail open: a crash, "
+        f"a timeout ({g.deadline_ms} ms) or a missing tool never blocks the agent.",
+        "",
+    ]
+    return "\n".join(lines).encode()
+
+
+# -- the tarball ---------------------------------------------------------------------------
+
+def _dirs(paths: list[str]) -> set[str]:
+    out: set[str] = set()
+    for path in paths:
+        out.update(p.as_posix() for p in PurePosixPath(path).parents if p.as_posix() != ".")
+    return out
+
+
+def _info(name: str, mode: int, mtime: int, size: int = 0,
+          directory: bool = False) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = tarfile.DIRTYPE if directory else tarfile.REGTYPE
+    info.mode = mode
+    info.mtime = mtime
+    info.size = size
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    return info
+
+
+def tarball(top: str, artifacts: list[Artifact], mtime: int) -> bytes:
+    """A gzipped tar of the artifacts under `top/`: sorted, owner 0:0, modes 0755/0644, one
+    mtime, and a gzip header without timestamp or name."""
+    files = {f"{top}/{a.path}": a for a in artifacts}
+    if len(files) != len(artifacts):
+        raise PackageError("two files with the same path")
+    dirs = _dirs(list(files)) | {top}
+    raw = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz, \
+            tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT, encoding="utf-8") as tar:
+        for name in sorted(dirs | set(files)):
+            if name in dirs:
+                tar.addfile(_info(name, DIR_MODE, mtime, directory=True))
+                continue
+            art = files[name]
+            info = _info(name, normal_mode(art.mode), mtime, len(art.data))
+            tar.addfile(info, io.BytesIO(art.data))
+    return raw.getvalue()
+
+
+def package(loaded: Loaded, out: Path, source: Path | None = None,
+            env: Mapping[str, str] | None = None) -> Package:
+    """Build `<out>/<top>.tar.gz` and `<out>/SHA256SUMS`; returns what was written."""
+    mtime = source_date_epoch(os.environ if env is None else env)
+    artifacts = from_tree(source) if source is not None else rendered(loaded)
+    if any(a.path == INSTALL_NAME for a in artifacts):
+        raise PackageError(f"the tree already holds an {INSTALL_NAME}")
+    artifacts = [*artifacts, Artifact(INSTALL_NAME, DATA, install_md(loaded, artifacts))]
+    top = top_name(loaded)
+    data = tarball(top, artifacts, mtime)
+    digest = hashlib.sha256(data).hexdigest()
+    target = out / f"{top}.tar.gz"
+    write_atomic(target, data, DATA)
+    sums = out / SUMS_NAME
+    write_atomic(sums, f"{digest}  {target.name}\n".encode(), DATA)
+    return Package(tarball=target, sums=sums, sha256=digest, members=len(artifacts))

@@ -1,0 +1,353 @@
+"""`hookshape package`: a reproducible release tarball, and a smoke test of installing from it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookshape import __version__
+from hookshape.loader import Loaded, load
+from hookshape.packaging import DEFAULT_EPOCH, top_name
+from hookshape.plan import build
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "hookshape.toml"
+FIXTURES = ROOT / "tests" / "fixtures" / "payloads"
+HS = [sys.executable, "-m", "hookshape"]
+FIXTURE_CWD = "/home/dev/proj"
+# the write-like pre-tool payload of each vendor, and the project files it touches
+WRITES = {
+    "claude": ("pre-tool-Write", ["src/retry.ts"]),
+    "gemini": ("pre-tool-write_file", ["src/retry.ts"]),
+    "codex": ("pre-tool-apply_patch", ["src/fetch.ts"]),
+    "agy": ("pre-tool-write_to_file", ["src/retry.ts"]),
+}
+HOLDER = "other-agent"
+ACTOR = "smoke-agent"
+ALERT_ID = "FREEZE"
+ALERT_TEXT = "deploy freeze until the release is cut"
+
+
+def hookshape(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None,
+              timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    full.update(env or {})
+    return subprocess.run([*HS, *args], capture_output=True, text=True, cwd=cwd, env=full,
+                          timeout=timeout, check=False)
+
+
+def package(out: Path, *extra: str, epoch: str | None = None) -> Path:
+    env = {"SOURCE_DATE_EPOCH": epoch} if epoch is not None else None
+    proc = hookshape("package", "--out", str(out), *extra, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    tarballs = sorted(out.glob("*.tar.gz"))
+    assert len(tarballs) == 1, tarballs
+    return tarballs[0]
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def loaded() -> Loaded:
+    return load(SPEC)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return package(tmp_path_factory.mktemp("build"))
+
+
+# -- reproducibility -------------------------------------------------------------------------
+
+def test_name_and_location(built: Path, loaded: Loaded) -> None:
+    assert built.name == f"{loaded.spec.harness.name}-hooks-{__version__}.tar.gz"
+    assert (built.parent / "SHA256SUMS").is_file()
+
+
+def test_two_builds_are_byte_identical(tmp_path: Path, built: Path) -> None:
+    again = package(tmp_path / "again")
+    assert sha256(again) == sha256(built)
+    assert again.read_bytes() == built.read_bytes()
+    assert (again.parent / "SHA256SUMS").read_bytes() == (built.parent / "SHA256SUMS").read_bytes()
+
+
+def test_two_builds_with_source_date_epoch_are_byte_identical(tmp_path: Path, built: Path) -> None:
+    one = package(tmp_path / "one", epoch="1700000000")
+    two = package(tmp_path / "two", epoch="1700000000")
+    assert sha256(one) == sha256(two)
+    assert sha256(one) != sha256(built)  # the epoch is in every member's mtime
+    with tarfile.open(one) as tar:
+        assert {m.mtime for m in tar.getmembers()} == {1700000000}
+
+
+def test_bad_source_date_epoch_is_one_line(tmp_path: Path) -> None:
+    proc = hookshape("package", "--out", str(tmp_path), env={"SOURCE_DATE_EPOCH": "yesterday"})
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("hookshape: error: ") and proc.stderr.count("\n") == 1
+    assert "SOURCE_DATE_EPOCH" in proc.stderr
+
+
+def test_gzip_header_has_no_time_and_no_name(built: Path) -> None:
+    head = built.read_bytes()[:10]
+    assert head[:3] == b"\x1f\x8b\x08"
+    assert head[3] & 0x08 == 0  # FNAME
+    assert head[4:8] == b"\0\0\0\0"  # MTIME
+
+
+# -- the members -----------------------------------------------------------------------------
+
+def test_members_sorted_owned_by_root_with_normal_modes(built: Path, loaded: Loaded) -> None:
+    top = top_name(loaded)
+    with tarfile.open(built) as tar:
+        members = tar.getmembers()
+    names = [m.name for m in members]
+    assert names == sorted(names)
+    assert names[0] == top
+    assert all(n == top or n.startswith(top + "/") for n in names)
+    for m in members:
+        assert (m.uid, m.gid, m.uname, m.gname) == (0, 0, "", ""), m.name
+        assert m.mtime == DEFAULT_EPOCH, m.name
+        assert m.isdir() or m.isfile(), m.name
+        if m.isdir():
+            assert m.mode == 0o755, m.name
+        else:
+            want = 0o755 if m.name.startswith(f"{top}/bin/") else 0o644
+            assert m.mode == want, (m.name, oct(m.mode))
+
+
+def test_contents_are_the_rendered_spec_plus_install_md(built: Path, loaded: Loaded) -> None:
+    top = top_name(loaded)
+    with tarfile.open(built) as tar:
+        files = {m.name.removeprefix(top + "/"): tar.extractfile(m).read()  # type: ignore[union-attr]
+                 for m in tar.getmembers() if m.isfile()}
+        dirs = {m.name for m in tar.getmembers() if m.isdir()}
+    plan = {a.path: a.data for a in build(loaded)}
+    install = files.pop("INSTALL.md").decode()
+    assert files == plan
+    # every parent directory is a member of its own
+    for path in plan:
+        parts = f"{top}/{path}".split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            assert "/".join(parts[:i]) in dirs
+    assert f"hookshape install --from {top}" in install
+    assert f"tar -xzf {top}.tar.gz" in install
+    for vid in loaded.spec.enabled_vendors():
+        assert f"config/{vid}/" in install
+        assert loaded.profiles[vid].config.user_path in install
+    for tentacle in loaded.spec.tentacles:
+        assert f"bin/{tentacle.name}" in install
+
+
+def test_sha256sums_matches(built: Path) -> None:
+    sums = (built.parent / "SHA256SUMS").read_text()
+    assert sums == f"{sha256(built)}  {built.name}\n"
+    if shutil.which("sha256sum"):
+        check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=built.parent,
+                               capture_output=True, text=True, check=False)
+        assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_from_a_rendered_tree_gives_the_same_bytes(tmp_path: Path, built: Path) -> None:
+    dist = tmp_path / "dist"
+    proc = hookshape("render", "--out", str(dist))
+    assert proc.returncode == 0, proc.stderr
+    again = package(tmp_path / "from", "--from", str(dist))
+    assert again.read_bytes() == built.read_bytes()
+
+
+@pytest.mark.parametrize("damage", ["edit", "extra", "missing"])
+def test_from_a_damaged_tree_is_refused(tmp_path: Path, damage: str) -> None:
+    dist = tmp_path / "dist"
+    assert hookshape("render", "--out", str(dist)).returncode == 0
+    if damage == "edit":
+        (dist / "CAPABILITIES.md").write_text("edited by hand\n")
+    elif damage == "extra":
+        (dist / "notes.txt").write_text("stray\n")
+    else:
+        (dist / "CAPABILITIES.json").unlink()
+    proc = hookshape("package", "--out", str(tmp_path / "out"), "--from", str(dist))
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("hookshape: error: ") and proc.stderr.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+# -- smoke: install from the extracted artifact and run the installed gates -----------------
+
+def lock_suffix(path: str, cut: int) -> str:
+    """The matrix key suffix of a path, as the tentacles compute it (pa_suffix)."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_").upper()[:cut]
+
+
+def strings(node: Any) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for v in node.values() for s in strings(v)]
+    if isinstance(node, list):
+        return [s for v in node for s in strings(v)]
+    return []
+
+
+class Installed:
+    def __init__(self, loaded: Loaded, scratch: Path) -> None:
+        self.loaded = loaded
+        self.scratch = scratch
+        self.home = scratch / "home"
+        self.harness = self.home / loaded.spec.harness.home_default.removeprefix("~/")
+        self.project = scratch / "work" / "proj"
+
+    def env(self) -> dict[str, str]:
+        h = self.loaded.spec.harness
+        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home),
+                "LANG": "C.UTF-8", h.home_env: str(self.harness), h.actor_env: ACTOR}
+
+    def command(self, vendor: str, role: str) -> str:
+        """The command the installed vendor config runs for a role's gate."""
+        profile = self.loaded.profiles[vendor]
+        config = self.home / profile.config.user_path.removeprefix("~/")
+        assert config.is_file(), f"{vendor}: no installed config at {config}"
+        text = config.read_text()
+        tree = tomllib.loads(text) if config.suffix == ".toml" else json.loads(text)
+        tentacle = self.loaded.spec.tentacle(role)  # type: ignore[arg-type]
+        assert tentacle is not None
+        gate = f"{self.harness}/bin/{tentacle.name}"
+        found = sorted({s for s in strings(tree) if gate in s})
+        assert len(found) == 1, f"{vendor}: {role}: commands for {gate} in {config}: {found}"
+        return found[0]
+
+    def payload(self, vendor: str, name: str) -> bytes:
+        raw = (FIXTURES / vendor / f"{name}.json").read_text()
+        return raw.replace(FIXTURE_CWD, str(self.project)).encode()
+
+    def run(self, vendor: str, role: str, payload: bytes) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(["sh", "-c", self.command(vendor, role)], input=payload,
+                              capture_output=True, env=self.env(), cwd=self.project,
+                              timeout=30, check=False)
+
+
+def arm(inst: Installed) -> None:
+    """The daemon's readiness lease (ready == pid, numeric; a fresh heartbeat), the armed
+    root holding the project, and a matrix with locks on the edited files and one alert."""
+    spec = inst.loaded.spec
+    g = spec.gate
+    pid = str(os.getpid())
+    (inst.harness / g.pid_file).write_text(pid + "\n")
+    (inst.harness / g.ready_file).write_text(pid + "\n")
+    heartbeat = inst.harness / g.heartbeat_file
+    heartbeat.write_text(f"{int(time.time())}\n")
+    roots = inst.harness / g.armed_roots_file
+    roots.parent.mkdir(parents=True, exist_ok=True)
+    roots.write_text(f"{inst.project.resolve()}\n")  # the gate compares physical paths
+    (inst.project / "src").mkdir(parents=True, exist_ok=True)
+    (inst.project / spec.matrix.project_marker).mkdir(exist_ok=True)
+    m = spec.matrix
+    lines = [f'{m.alert_prefix}{ALERT_ID}="{ALERT_TEXT}"']
+    for _, paths in WRITES.values():
+        for rel in paths:
+            lines.append(f'{m.lock_prefix}{lock_suffix(str(inst.project / rel), m.suffix_max)}'
+                         f'="{HOLDER}"')
+    (inst.harness / m.file_default).write_text("\n".join(sorted(set(lines))) + "\n")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, loaded: Loaded) -> Installed:
+    scratch = tmp_path_factory.mktemp("smoke")
+    tarball = package(scratch / "build")
+    extracted = scratch / "extracted"
+    with tarfile.open(tarball) as tar:
+        tar.extractall(extracted, filter="data")
+    top = extracted / top_name(loaded)
+    assert (top / "INSTALL.md").is_file() and (top / "MANIFEST").is_file()
+    inst = Installed(loaded, scratch)
+    inst.home.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items()
+           if k not in (loaded.spec.harness.home_env, "HOOKSHAPE_HOME")}
+    env["HOME"] = str(inst.home)  # a stray write to `~` lands in the scratch home too
+    proc = subprocess.run([*HS, "install", "--from", str(top), "--home", str(inst.home)],
+                          capture_output=True, text=True, env=env, cwd=scratch, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, f"hookshape install failed:\n{proc.stdout}{proc.stderr}"
+    for tentacle in loaded.spec.tentacles:
+        gate = inst.harness / "bin" / tentacle.name
+        assert gate.is_file() and os.access(gate, os.X_OK), gate
+    arm(inst)
+    return inst
+
+
+def answer(proc: subprocess.CompletedProcess[bytes]) -> tuple[dict[str, Any], str]:
+    out = proc.stdout.decode().strip()
+    data: dict[str, Any] = json.loads(out) if out else {}
+    return data, json.dumps(data)
+
+
+VENDORS = ("claude", "gemini", "codex", "agy")
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_installed_gate_blocks_a_locked_write(installed: Installed, vendor: str) -> None:
+    name, _ = WRITES[vendor]
+    proc = installed.run(vendor, "pre_tool", installed.payload(vendor, name))
+    why = f"exit {proc.returncode}\nstdout {proc.stdout!r}\nstderr {proc.stderr!r}"
+    dialect = installed.loaded.profiles[vendor].dialect.tool_block
+    if dialect == "exit2-stderr":
+        assert proc.returncode == 2 and f"locked by {HOLDER}" in proc.stderr.decode(), why
+        return
+    assert proc.returncode == 0, why
+    data, flat = answer(proc)
+    if dialect == "hso-deny":
+        assert data["hookSpecificOutput"]["permissionDecision"] == "deny", why
+    else:
+        assert data["decision"] == "deny", why
+    assert f"locked by {HOLDER}" in flat, why
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_installed_gate_allows_the_lock_holder(installed: Installed, vendor: str) -> None:
+    name, _ = WRITES[vendor]
+    env_actor = installed.loaded.spec.harness.actor_env
+    payload = installed.payload(vendor, name)
+    proc = subprocess.run(["sh", "-c", installed.command(vendor, "pre_tool")], input=payload,
+                          capture_output=True, env={**installed.env(), env_actor: HOLDER},
+                          cwd=installed.project, timeout=30, check=False)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_installed_gate_gives_alert_context_on_a_prompt(installed: Installed, vendor: str) -> None:
+    proc = installed.run(vendor, "prompt", installed.payload(vendor, "prompt"))
+    why = f"exit {proc.returncode}\nstdout {proc.stdout!r}\nstderr {proc.stderr!r}"
+    assert proc.returncode == 0, why
+    data, _ = answer(proc)
+    if "hookSpecificOutput" in data:
+        context = data["hookSpecificOutput"]["additionalContext"]
+    else:
+        context = data["injectSteps"][0]["ephemeralMessage"]
+    assert ALERT_ID in context and ALERT_TEXT in context, why
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_installed_gate_blocks_a_stop_without_sitrep(installed: Installed, vendor: str) -> None:
+    proc = installed.run(vendor, "stop", installed.payload(vendor, "stop"))
+    why = f"exit {proc.returncode}\nstdout {proc.stdout!r}\nstderr {proc.stderr!r}"
+    assert proc.returncode == 0, why
+    data, flat = answer(proc)
+    profile = installed.loaded.profiles[vendor]
+    if profile.dialect.stop_guard == "counter" and installed.loaded.spec.stop.agy_mode == "observe":
+        assert data == {}, why  # observe mode: the turn is never held
+        return
+    assert data["decision"] in ("block", "deny", "continue"), why
+    assert installed.loaded.spec.stop.compliance_keyword in flat, why
