@@ -135,7 +135,8 @@ def payload(vendor: str, kind: str, target: str, cwd: Path, content: str = "x") 
     if vendor == "agy":
         base: dict[str, object] = {"conversationId": "bench-1", "workspacePaths": [str(cwd)]}
         if kind == "edit":
-            return {**base, "toolCall": {"name": "write_to_file", "args": {"TargetFile": target, "CodeContent": content}}}
+            args = {"TargetFile": target, "CodeContent": content}
+            return {**base, "toolCall": {"name": "write_to_file", "args": args}}
         if kind == "shell":
             return {**base, "toolCall": {"name": "run_command", "args": {"CommandLine": "pd status", "Cwd": str(cwd)}}}
         if kind == "prompt":

@@ -72,6 +72,8 @@ def cell(spec: Spec, profile: Profile, role: Role) -> Cell:
         return Cell(name, role, profile.id, "unsupported", "no tentacle for this role in the spec")
     if not profile.events.of(role):
         return Cell(name, role, profile.id, "unsupported", f"{profile.vendor.display} has no event for {role}")
+    if not tentacle.registered and role != "post_tool":
+        return Cell(name, role, profile.id, "unsupported", "staged but not registered by the spec")
     level, reason = RULES[role](spec, profile)
     return Cell(name, role, profile.id, level, reason)
 

@@ -28,11 +28,19 @@ def home_reference(spec: Spec) -> str:
     return "$HOME/" + spec.harness.home_default.removeprefix("~/")
 
 
+def dq_escape(text: str) -> str:
+    """Text that stays data inside double quotes of `sh -c`: \\ " ` $ escaped."""
+    for special in ("\\", '"', "`", "$"):
+        text = text.replace(special, "\\" + special)
+    return text
+
+
 def gate_command(spec: Spec, profile: Profile, home: str, gate: str) -> str:
-    """The configured command. `home` is `$HOME/...` in dist/ and an absolute path when installed;
-    the path is double-quoted so a home with spaces survives `sh -c`."""
-    path = f"{home}/bin/{gate}".replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
-    return f'{spec.harness.provider_env}={profile.id} "{path}"'
+    """The configured command, double-quoted. `home` is the `$HOME/...` reference in dist/
+    (expanded by the vendor's shell) or an absolute path when installed (escaped, so any path
+    survives `sh -c` as data)."""
+    base = home if home == home_reference(spec) else dq_escape(home)
+    return f'{spec.harness.provider_env}={profile.id} "{base}/bin/{dq_escape(gate)}"'
 
 
 def entries(spec: Spec, profile: Profile, home: str | None = None) -> list[HookEntry]:

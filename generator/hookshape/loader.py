@@ -49,8 +49,8 @@ def load(spec_path: Path | None = None, profile_dirs: list[Path] | None = None) 
         if vid not in profiles:
             known = ", ".join(sorted(profiles))
             raise SpecError(f"{path}: vendors.{vid}: no vendor profile named {vid!r} (known: {known})")
-    for tentacle in spec.tentacles:
+    for index, tentacle in enumerate(spec.tentacles):
         for vid in tentacle.matcher:
             if vid not in spec.vendors:
-                raise SpecError(f"{path}: tentacles.{tentacle.role}.matcher.{vid}: no such vendor in [vendors]")
+                raise SpecError(f"{path}: tentacles[{index}].matcher.{vid}: no such vendor in [vendors]")
     return Loaded(spec=spec, spec_path=path, profiles=profiles)

@@ -23,7 +23,7 @@ ConfigFormat = Literal["hooks-json", "codex-toml", "agy-json"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class VendorInfo(_Strict):

@@ -19,7 +19,8 @@ Text = Annotated[str, Field(min_length=1, max_length=2000)]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: TOML values are typed already; "1000" or true for a number is a mistake, not a cast
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Harness(Strict):
@@ -58,9 +59,9 @@ class Dial(Strict):
     @model_validator(mode="after")
     def _default_in_values(self) -> Dial:
         if self.default not in self.values:
-            raise ValueError(f"default {self.default!r} is not one of {self.values}")
+            raise ValueError(f"default: {self.default!r} is not one of {self.values}")
         if len(set(self.values)) != len(self.values):
-            raise ValueError("values must be unique")
+            raise ValueError("values: must be unique")
         return self
 
 
@@ -74,7 +75,7 @@ class Dials(Strict):
         for name, values in need.items():
             dial: Dial = getattr(self, name)
             if set(dial.values) != values:
-                raise ValueError(f"{name}.values must be exactly {sorted(values)} (the tentacles act on these)")
+                raise ValueError(f"{name}.values: must be exactly {sorted(values)} (the tentacles act on these)")
         return self
 
 
@@ -139,7 +140,7 @@ class Gate(Strict):
     @model_validator(mode="after")
     def _slow_below_deadline(self) -> Gate:
         if self.slow_ms >= self.deadline_ms:
-            raise ValueError(f"slow_ms ({self.slow_ms}) must be below deadline_ms ({self.deadline_ms})")
+            raise ValueError(f"slow_ms: {self.slow_ms} must be below deadline_ms ({self.deadline_ms})")
         return self
 
 
@@ -196,8 +197,14 @@ class Tentacle(Strict):
             try:
                 re.compile(pattern)
             except re.error as exc:
-                raise ValueError(f"matcher for {vendor} is not a valid regex: {exc}") from exc
+                raise ValueError(f"{vendor}: not a valid regex: {exc}") from exc
         return value
+
+    @model_validator(mode="after")
+    def _matcher_roles(self) -> Tentacle:
+        if self.matcher and self.role not in ("pre_tool", "post_tool"):
+            raise ValueError(f"matcher: the {self.role} events take no matcher (only pre_tool and post_tool)")
+        return self
 
 
 class Vendor(Strict):
@@ -231,7 +238,7 @@ class Spec(Strict):
         for vid, vendor in self.vendors.items():
             if vendor.enabled and vendor.timeout_ms < floor:
                 raise ValueError(
-                    f"vendors.{vid}.timeout_ms ({vendor.timeout_ms}) must be at least "
+                    f"vendors.{vid}.timeout_ms: {vendor.timeout_ms} must be at least "
                     f"gate.deadline_ms + gate.vendor_margin_ms ({floor}) so the gate's deadline "
                     "fires before the vendor kills the hook"
                 )

@@ -33,15 +33,18 @@ def parse_toml(path: Path, error: type[HookshapeError]) -> dict[str, Any]:
 
 
 def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
-    """Names of the fields the model expects at a location (for did-you-mean)."""
+    """Names of the fields the model expects at a location (for did-you-mean); list indexes
+    and the keys of a table of models (e.g. `vendors.claude`) are stepped over."""
     current: Any = model
     for part in loc:
         if isinstance(part, int) or current is None:
             continue
         fields = getattr(current, "model_fields", None)
-        if fields is None or part not in fields:
+        if fields is None:
             current = None
             break
+        if part not in fields:
+            continue  # a key of a dict of models: its value type is already current
         current = _model_of(fields[part].annotation)
     fields = getattr(current, "model_fields", None)
     return list(fields) if fields else []
@@ -57,11 +60,33 @@ def _model_of(annotation: Any) -> Any:
     return None
 
 
+_KEYED = re.compile(r"^([A-Za-z_][\w.-]*): (.*)$", re.S)
+
+
+def key_path(loc: tuple[int | str, ...]) -> str:
+    """`tentacles.1.matcher` -> `tentacles[1].matcher`."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _first(exc: ValidationError) -> Any:
+    """The most useful error: an unknown key (its typo explains a 'missing' one) first."""
+    errors = exc.errors()
+    return next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+
+
 def describe(path: Path, model: type[BaseModel], exc: ValidationError) -> str:
     """The first validation error as `file: key.path: message (did you mean ...)`."""
-    err = exc.errors()[0]
+    err = _first(exc)
     loc = tuple(err["loc"])
-    key = ".".join(str(p) for p in loc) or "(top level)"
+    if err["type"] == "value_error":
+        keyed = _KEYED.match(err["msg"].removeprefix("Value error, "))
+        if keyed:
+            loc = loc + tuple(keyed.group(1).split("."))
+            err = {**err, "msg": keyed.group(2)}
+    key = key_path(loc) or "(top level)"
     if err["type"] == "extra_forbidden":
         known = _fields_at(model, loc[:-1])
         near = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)

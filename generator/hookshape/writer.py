@@ -7,7 +7,10 @@ import os
 import tempfile
 from pathlib import Path
 
+from hookshape.errors import HookshapeError
 from hookshape.plan import Artifact
+
+MANIFEST = "MANIFEST"
 
 
 def write_atomic(path: Path, data: bytes, mode: int) -> None:
@@ -31,16 +34,41 @@ def same_mode(path: Path, mode: int) -> bool:
     return bool(path.stat().st_mode & 0o100) == bool(mode & 0o100)
 
 
+def manifest_paths(out: Path) -> set[str]:
+    """Paths the previous render recorded in out/MANIFEST (what render owns there)."""
+    try:
+        text = (out / MANIFEST).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return set()
+    return {line.split(" ", 1)[0] for line in text.splitlines() if line and not line.startswith("#")}
+
+
 def stale_files(out: Path, artifacts: list[Artifact]) -> list[Path]:
-    """Files under out/ that the plan no longer produces (removed on render)."""
-    if not out.is_dir():
-        return []
+    """Files a previous render wrote (listed in its MANIFEST) that the plan no longer
+    produces. Files render never wrote are never touched."""
     wanted = {a.path for a in artifacts}
-    return sorted(p for p in out.rglob("*") if p.is_file() and p.relative_to(out).as_posix() not in wanted)
+    return sorted(out / p for p in manifest_paths(out) - wanted if (out / p).is_file())
+
+
+def check_target(out: Path) -> None:
+    """Refuse to write into something that is not a directory render owns."""
+    if out.exists() and not out.is_dir():
+        raise HookshapeError(f"{out}: not a directory")
+    if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST).is_file():
+        raise HookshapeError(f"{out}: not empty and holds no {MANIFEST}: refusing to render into it")
 
 
 def write_plan(out: Path, artifacts: list[Artifact]) -> list[str]:
     """Write every artifact whose bytes or mode differ; remove stale files. Returns changed paths."""
+    check_target(out)
+    try:
+        return _write(out, artifacts)
+    except OSError as exc:
+        raise HookshapeError(f"{exc.filename or out}: cannot write: {exc.strerror or exc}") from None
+
+
+def _write(out: Path, artifacts: list[Artifact]) -> list[str]:
+    stale = stale_files(out, artifacts)  # before the new MANIFEST replaces the old one
     changed = []
     for art in artifacts:
         target = out / art.path
@@ -48,7 +76,7 @@ def write_plan(out: Path, artifacts: list[Artifact]) -> list[str]:
             continue
         write_atomic(target, art.data, art.mode)
         changed.append(art.path)
-    for path in stale_files(out, artifacts):
+    for path in stale:
         path.unlink()
         changed.append(path.relative_to(out).as_posix() + " (removed)")
     return changed
@@ -69,6 +97,9 @@ def diff_plan(out: Path, artifacts: list[Artifact]) -> str:
                 _text(old), _text(art.data), f"a/{art.path}", f"b/{art.path}")))
         elif not same_mode(target, art.mode):
             chunks.append(f"mode {art.path}: executable bit differs from {art.mode:04o}\n")
-    for path in stale_files(out, artifacts):
+    wanted = {a.path for a in artifacts}
+    strays = sorted(p for p in out.rglob("*") if p.is_file() and p.relative_to(out).as_posix() not in wanted) \
+        if out.is_dir() else []
+    for path in strays:
         chunks.append(f"stale {path.relative_to(out).as_posix()}: not produced by the spec\n")
     return "".join(chunks)

@@ -1,0 +1,177 @@
+"""Vendor profiles: every shipped profile validates and backs its facts with a source and a date;
+a broken profile is reported with its file and key path, exit 1, no traceback."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from hookshape.profiles import Profile, builtin_dir, load_profile, load_profiles
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "hookshape.toml"
+SHIPPED = sorted(builtin_dir().glob("*.toml"))
+SHIPPED_IDS = [p.stem for p in SHIPPED]
+
+
+def hookshape(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.pop("HOOKSHAPE_HOME", None)
+    return subprocess.run([sys.executable, "-m", "hookshape", *map(str, args)], cwd=cwd or ROOT,
+                          capture_output=True, text=True, timeout=120, env=env, check=False)
+
+
+def test_the_four_vendors_are_shipped() -> None:
+    assert {"claude", "gemini", "codex", "agy"} <= set(SHIPPED_IDS)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=SHIPPED_IDS)
+def test_shipped_profile_validates(path: Path) -> None:
+    profile = load_profile(path)
+    assert isinstance(profile, Profile)
+    assert profile.id == path.stem
+    assert profile.vendor.display.strip()
+    # the roles a tentacle is registered for need an event (pre_tool is the point of the harness)
+    assert profile.events.pre_tool
+    # matcher roles only for events the vendor has
+    for role in profile.matcher.roles:
+        assert profile.events.of(role), f"{path.name}: matcher role {role} has no event"
+    assert profile.tools.edit, f"{path.name}: no edit tools"
+    assert "{server}" in profile.tools.mcp_format and "{tool}" in profile.tools.mcp_format
+    assert profile.payload.tool_name and profile.payload.tool_input
+    assert profile.payload.session and profile.payload.cwd
+    for role in profile.dialect.context_roles:
+        assert profile.events.of(role), f"{path.name}: context role {role} has no event"
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=SHIPPED_IDS)
+def test_every_fact_has_a_source_and_a_date(path: Path) -> None:
+    profile = load_profile(path)
+    assert profile.facts, f"{path.name}: no facts"
+    today = dt.date.today()
+    for i, fact in enumerate(profile.facts):
+        where = f"{path.name}: facts.{i} ({fact.topic})"
+        assert fact.topic.strip(), where
+        assert fact.fact.strip(), where
+        assert fact.source.strip(), f"{where}: no source"
+        m = re.fullmatch(r"(\d{4})-(\d{2})(?:-(\d{2}))?", fact.date)
+        assert m, f"{where}: date {fact.date!r} is not YYYY-MM or YYYY-MM-DD"
+        year, month, day = int(m[1]), int(m[2]), int(m[3] or 1)
+        date = dt.date(year, month, day)  # raises on a month 13 or a 31st of June
+        assert dt.date(2020, 1, 1) <= date <= today, f"{where}: date {fact.date} is implausible"
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=SHIPPED_IDS)
+def test_profile_raw_toml_has_no_stray_keys(path: Path) -> None:
+    """Belt and braces next to extra="forbid": every table of the file is a model section."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert set(data) == set(Profile.model_fields), path.name
+
+
+def test_load_profiles_all_shipped() -> None:
+    found = load_profiles()
+    assert sorted(found) == SHIPPED_IDS
+
+
+def test_validate_with_shipped_profiles_exits_0() -> None:
+    proc = hookshape("validate", "--spec", SPEC, "--profiles", builtin_dir())
+    assert proc.returncode == 0, proc.stderr
+
+
+# --- invalid profiles -------------------------------------------------------------------------
+
+
+def broken_copy(tmp_path: Path, vendor: str, old: str, new: str) -> Path:
+    src = builtin_dir() / f"{vendor}.toml"
+    text = src.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} not once in {src.name}: update the test"
+    folder = tmp_path / "profiles"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{vendor}.toml"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+BROKEN = [
+    # (id, vendor, old text, new text, key path regex, message fragment)
+    ("unknown-key", "claude", 'display = "Claude Code"',
+     'display = "Claude Code"\ncolour = "orange"',
+     r"vendor\.colour", "unknown key"),
+    ("unknown-key-typo", "gemini", 'sniff_priority = 30', 'sniff_priority = 30\nsnif_keys = []',
+     r"vendor\.snif_keys", "did you mean 'sniff_keys'"),
+    ("unknown-section", "codex", "[dialect]", "[dialect]\nbogus = 1", r"dialect\.bogus",
+     "unknown key"),
+    ("bad-enum-timeout-unit", "claude", 'timeout_unit = "s"', 'timeout_unit = "minutes"',
+     r"config\.timeout_unit", "'s' or 'ms'"),
+    ("bad-enum-config-format", "gemini", 'format = "hooks-json"', 'format = "yaml"',
+     r"config\.format", "hooks-json"),
+    ("bad-enum-tool-block", "codex", 'tool_block = "hso-deny"', 'tool_block = "deny"',
+     r"dialect\.tool_block", "hso-deny"),
+    ("bad-enum-confidence", "agy", 'confidence = "low"', 'confidence = "certain"',
+     r"vendor\.confidence", "'high'"),
+    ("bad-fact-date", "claude", 'date = "2026-08"\n\n[[facts]]\ntopic = "block channel"',
+     'date = "August 2026"\n\n[[facts]]\ntopic = "block channel"', r"facts\[0\]\.date", "pattern"),
+    ("missing-fact-source", "gemini", 'source = "Gemini CLI source 0.56 nightly"\ndate = "2026-08"',
+     'date = "2026-08"', r"facts\[1\]\.source", "required key is missing"),
+    ("id-not-the-file-name", "agy", 'id = "agy"', 'id = "antigravity"', r"vendor\.id",
+     "must match the file name"),
+]
+
+
+@pytest.mark.parametrize(("vendor", "old", "new", "key", "fragment"),
+                         [b[1:] for b in BROKEN], ids=[b[0] for b in BROKEN])
+@pytest.mark.parametrize("command", ["validate", "render"])
+def test_invalid_profile_is_located(tmp_path: Path, command: str, vendor: str, old: str, new: str,
+                                    key: str, fragment: str) -> None:
+    path = broken_copy(tmp_path, vendor, old, new)
+    out = tmp_path / "out"
+    extra = ["--out", str(out)] if command == "render" else []
+    proc = hookshape(command, "--spec", SPEC, "--profiles", path.parent, *extra)
+    assert proc.returncode == 1, proc
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    pattern = re.escape(f"hookshape: error: {path}: ") + key + ": "
+    assert re.match(pattern, lines[0]), f"{pattern!r} !~ {lines[0]!r}"
+    assert fragment in lines[0], lines[0]
+    assert not out.exists()
+
+
+def test_invalid_profile_toml_syntax(tmp_path: Path) -> None:
+    path = broken_copy(tmp_path, "claude", "[events]", "[events")
+    line = path.read_text().splitlines().index("[events") + 1
+    proc = hookshape("validate", "--spec", SPEC, "--profiles", path.parent)
+    assert proc.returncode == 1
+    assert re.match(re.escape(f"hookshape: error: {path}:{line}:") + r"\d+: invalid TOML",
+                    proc.stderr), proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_profiles_dir_must_exist(tmp_path: Path) -> None:
+    proc = hookshape("validate", "--spec", SPEC, "--profiles", tmp_path / "nope")
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    assert "nope" in proc.stderr
+
+
+def test_profile_override_same_id_wins(tmp_path: Path) -> None:
+    """A later directory's profile of the same id replaces the shipped one (documented order)."""
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    shutil.copy(builtin_dir() / "claude.toml", folder / "claude.toml")
+    text = (folder / "claude.toml").read_text()
+    (folder / "claude.toml").write_text(text.replace('display = "Claude Code"',
+                                                     'display = "Claude Override"'))
+    found = load_profiles([folder])
+    assert found["claude"].vendor.display == "Claude Override"
+    proc = hookshape("capabilities", "--spec", SPEC, "--profiles", folder)
+    assert proc.returncode == 0, proc.stderr
+    assert "Claude Override" in proc.stdout

@@ -1,0 +1,331 @@
+"""Spec validation: every user error is one located line on stderr, exit 1, no traceback, and
+nothing is written.
+
+Each bad spec is a copy of the shipped hookshape.toml with exactly one edit (made with tomlkit so
+the rest of the file, comments included, stays as shipped), run through `hookshape validate` and
+`hookshape render --out <dir>`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomlkit
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "hookshape.toml"
+
+
+def hookshape(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the CLI as a user would (a fresh interpreter), never touching the real HOME."""
+    env = dict(os.environ)
+    env.pop("HOOKSHAPE_HOME", None)
+    return subprocess.run([sys.executable, "-m", "hookshape", *map(str, args)], cwd=cwd or ROOT,
+                          capture_output=True, text=True, timeout=120, env=env, check=False)
+
+
+def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
+    if not folder.exists():
+        return {}
+    return {p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_mode)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def tentacle_index(doc: Any, role: str) -> int:
+    return next(i for i, t in enumerate(doc["tentacles"]) if t["role"] == role)
+
+
+# --- the edits -----------------------------------------------------------------------------
+
+
+def rename_key(table: str, old: str, new: str) -> Callable[[Any], None]:
+    def edit(doc: Any) -> None:
+        value = doc[table][old]
+        del doc[table][old]
+        doc[table][new] = value
+    return edit
+
+
+def set_key(path: str, value: Any) -> Callable[[Any], None]:
+    def edit(doc: Any) -> None:
+        *parents, last = path.split(".")
+        node = doc
+        for part in parents:
+            node = node[int(part)] if part.isdigit() else node[part]
+        node[last] = value
+    return edit
+
+
+def del_key(path: str) -> Callable[[Any], None]:
+    def edit(doc: Any) -> None:
+        *parents, last = path.split(".")
+        node = doc
+        for part in parents:
+            node = node[part]
+        del node[last]
+    return edit
+
+
+def add_extra_typo(doc: Any) -> None:
+    """The typo next to the real key: `deadlne_ms` added, `deadline_ms` kept."""
+    doc["gate"]["deadlne_ms"] = doc["gate"]["deadline_ms"]
+
+
+def tentacle_typo(doc: Any) -> None:
+    doc["tentacles"][tentacle_index(doc, "stop")]["registred"] = True
+
+
+def vendor_timeout_too_low(doc: Any) -> None:
+    floor = int(doc["gate"]["deadline_ms"]) + int(doc["gate"]["vendor_margin_ms"])
+    doc["vendors"]["claude"]["timeout_ms"] = floor - 1
+
+
+def duplicate_names(doc: Any) -> None:
+    doc["tentacles"][tentacle_index(doc, "stop")]["name"] = \
+        str(doc["tentacles"][tentacle_index(doc, "prompt")]["name"])
+
+
+def duplicate_roles(doc: Any) -> None:
+    doc["tentacles"][tentacle_index(doc, "stop")]["role"] = "prompt"
+
+
+def bad_matcher_regex(doc: Any) -> None:
+    matcher = tomlkit.inline_table()
+    matcher["claude"] = "^(Edit|Write"
+    doc["tentacles"][tentacle_index(doc, "pre_tool")]["matcher"] = matcher
+
+
+def matcher_unknown_vendor(doc: Any) -> None:
+    matcher = tomlkit.inline_table()
+    matcher["nosuch"] = "^(Edit|Write)$"
+    doc["tentacles"][tentacle_index(doc, "pre_tool")]["matcher"] = matcher
+
+
+def dial_values_not_enum(doc: Any) -> None:
+    # default moved along so the only fault is the enum the tentacles act on
+    doc["dials"]["suggestibility"]["values"] = ["advisory", "warn", "block"]
+    doc["dials"]["suggestibility"]["default"] = "block"
+
+
+def slow_not_below_deadline(doc: Any) -> None:
+    doc["gate"]["slow_ms"] = int(doc["gate"]["deadline_ms"])
+
+
+def unknown_placeholder(doc: Any) -> None:
+    doc["messages"]["warn"] = str(doc["messages"]["warn"]).replace("{path}", "{file}", 1)
+    assert "{file}" in str(doc["messages"]["warn"])
+
+
+def vendor_without_profile(doc: Any) -> None:
+    table = tomlkit.table()
+    table["enabled"] = True
+    table["timeout_ms"] = 5000
+    doc["vendors"]["zeta"] = table
+
+
+@dataclass(frozen=True)
+class Bad:
+    id: str
+    edit: Callable[[Any], None]
+    key: str  # a regex for the key path printed after the file name
+    fragment: str  # must appear in the message
+
+
+BAD_SPECS = [
+    # unknown keys: the realistic typo (the right key is gone) and a typo next to the right key
+    Bad("typo-replaces-key", rename_key("gate", "deadline_ms", "deadlne_ms"),
+        r"gate\.deadl(i)?ne_ms", "did you mean 'deadline_ms'"),
+    Bad("typo-extra-key", add_extra_typo, r"gate\.deadlne_ms",
+        "unknown key; did you mean 'deadline_ms'"),
+    Bad("typo-in-tentacle", tentacle_typo, r"tentacles\[3\]\.registred", "did you mean 'registered'"),
+    Bad("typo-in-vendor-table", set_key("vendors.claude.enabld", True), r"vendors\.claude\.enabld",
+        "did you mean 'enabled'"),
+    Bad("unknown-table", set_key("gatekeeper", {"x": 1}), r"gatekeeper", "unknown key"),
+    # missing required keys
+    Bad("missing-key", del_key("harness.prefix"), r"harness\.prefix", "required key is missing"),
+    Bad("missing-table", del_key("messages"), r"messages", "required key is missing"),
+    # wrong types (TOML has types: a string or a bool is not an integer, a string is not a bool)
+    Bad("wrong-type-str-for-str", set_key("harness.name", 42), r"harness\.name", "valid string"),
+    Bad("wrong-type-str-for-int", set_key("gate.deadline_ms", "1000"), r"gate\.deadline_ms",
+        "integer"),
+    Bad("wrong-type-bool-for-int", set_key("gate.deadline_ms", True), r"gate\.deadline_ms",
+        "integer"),
+    Bad("wrong-type-str-for-bool", set_key("tentacles.3.registered", "yes"),
+        r"tentacles\[3\]\.registered", "bool"),
+    Bad("wrong-type-list-for-table", set_key("vendors.claude", [1, 2]), r"vendors\.claude",
+        "valid"),
+    # cross-field rules
+    Bad("vendor-timeout-below-deadline-plus-margin", vendor_timeout_too_low,
+        r"(vendors\.claude\.timeout_ms|gate\.deadline_ms)", "must be at least"),
+    Bad("duplicate-tentacle-names", duplicate_names, r"tentacles(\[\d+\]\.name)?", "duplicate name"),
+    Bad("duplicate-roles", duplicate_roles, r"tentacles(\[\d+\]\.role)?", "more than one tentacle"),
+    Bad("matcher-regex-does-not-compile", bad_matcher_regex,
+        r"tentacles\[1\]\.matcher\.claude", "not a valid regex"),
+    Bad("dial-default-not-in-values", set_key("dials.suggestibility.default", "strict"),
+        r"dials\.suggestibility\.default", "'strict' is not one of"),
+    Bad("dial-values-not-the-enum", dial_values_not_enum, r"dials\.suggestibility\.values",
+        "must be exactly"),
+    Bad("unknown-message-placeholder", unknown_placeholder, r"messages\.warn",
+        "unknown placeholder {file}"),
+    Bad("slow-not-below-deadline", slow_not_below_deadline, r"gate\.slow_ms", "must be below"),
+    Bad("env-name-lowercase-harness", set_key("harness.home_env", "pd_home"), r"harness\.home_env",
+        "pattern"),
+    Bad("env-name-lowercase-dial", set_key("dials.sitrep.env", "PD_sitrep"), r"dials\.sitrep\.env",
+        "pattern"),
+    Bad("env-name-lowercase-gate", set_key("gate.kill_switch_env", "pd_hooks"),
+        r"gate\.kill_switch_env", "pattern"),
+    Bad("enabled-vendor-without-profile", vendor_without_profile, r"vendors\.zeta",
+        "no vendor profile named 'zeta'"),
+    Bad("matcher-for-unknown-vendor", matcher_unknown_vendor,
+        r"tentacles\[1\]\.matcher\.nosuch", "no such vendor"),
+]
+
+
+def write_bad(tmp_path: Path, bad: Bad) -> Path:
+    doc = tomlkit.parse(SPEC.read_text(encoding="utf-8"))
+    assert doc["tentacles"][3]["role"] == "stop" and doc["tentacles"][1]["role"] == "pre_tool", \
+        "the cases above address tentacles by index: update them with the spec"
+    bad.edit(doc)
+    path = tmp_path / "spec" / "hookshape.toml"
+    path.parent.mkdir()
+    path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    return path
+
+
+def assert_user_error(proc: subprocess.CompletedProcess[str], spec: Path, key: str | None,
+                      fragment: str) -> None:
+    err = proc.stderr
+    assert proc.returncode == 1, f"exit {proc.returncode}\nstdout: {proc.stdout}\nstderr: {err}"
+    assert "Traceback" not in err, err
+    lines = err.splitlines()
+    assert len(lines) == 1, f"expected one line on stderr, got:\n{err}"
+    prefix = re.escape(f"hookshape: error: {spec}")
+    pattern = prefix + (rf": {key}: " if key is not None else r"(:\d+:\d+)?: ")
+    assert re.match(pattern, lines[0]), f"stderr does not start with {pattern!r}:\n{lines[0]}"
+    assert fragment in lines[0], f"{fragment!r} not in:\n{lines[0]}"
+
+
+def assert_nothing_written(spec: Path, tmp_path: Path, key: str | None, fragment: str) -> None:
+    absent = tmp_path / "out-absent"
+    proc = hookshape("render", "--spec", spec, "--out", absent)
+    assert_user_error(proc, spec, key, fragment)
+    assert not absent.exists(), "render wrote output for an invalid spec"
+    existing = tmp_path / "out-existing"
+    (existing / "bin").mkdir(parents=True)
+    (existing / "bin" / "old").write_text("old\n")
+    (existing / "MANIFEST").write_text("stale\n")
+    before = snapshot(existing)
+    proc = hookshape("render", "--spec", spec, "--out", existing)
+    assert_user_error(proc, spec, key, fragment)
+    assert snapshot(existing) == before, "render touched an existing --out dir for an invalid spec"
+    # and nothing next to the spec either (the default --out is dist/ beside it)
+    assert sorted(p.name for p in spec.parent.iterdir()) == [spec.name]
+
+
+@pytest.mark.parametrize("bad", BAD_SPECS, ids=[b.id for b in BAD_SPECS])
+def test_bad_spec_is_one_located_line_and_writes_nothing(bad: Bad, tmp_path: Path) -> None:
+    spec = write_bad(tmp_path, bad)
+    assert_user_error(hookshape("validate", "--spec", spec), spec, bad.key, bad.fragment)
+    assert_nothing_written(spec, tmp_path, bad.key, bad.fragment)
+
+
+def test_bad_toml_reports_file_line_col(tmp_path: Path) -> None:
+    text = SPEC.read_text(encoding="utf-8")
+    assert text.count("\n[gate]\n") == 1
+    spec = tmp_path / "spec" / "hookshape.toml"
+    spec.parent.mkdir()
+    spec.write_text(text.replace("\n[gate]\n", "\n[gate\n"), encoding="utf-8")
+    line = text[: text.index("\n[gate]\n") + 1].count("\n") + 1
+    for proc in (hookshape("validate", "--spec", spec),):
+        assert_user_error(proc, spec, None, "invalid TOML")
+        assert re.match(re.escape(f"hookshape: error: {spec}:{line}:") + r"\d+: invalid TOML: ",
+                        proc.stderr), proc.stderr
+    assert_nothing_written(spec, tmp_path, None, "invalid TOML")
+
+
+def test_spec_file_that_does_not_exist(tmp_path: Path) -> None:
+    spec = tmp_path / "spec" / "nope.toml"
+    spec.parent.mkdir()
+    proc = hookshape("validate", "--spec", spec)
+    assert_user_error(proc, spec, None, "no such spec file")
+    assert proc.stderr == f"hookshape: error: {spec}: no such spec file\n"
+    out = tmp_path / "out"
+    proc = hookshape("render", "--spec", spec, "--out", out)
+    assert_user_error(proc, spec, None, "no such spec file")
+    assert not out.exists()
+    assert list(spec.parent.iterdir()) == []
+
+
+def test_non_utf8_spec(tmp_path: Path) -> None:
+    raw = SPEC.read_bytes()
+    assert raw.count(b"SECURITE HALT") >= 1
+    spec = tmp_path / "spec" / "hookshape.toml"
+    spec.parent.mkdir()
+    # one edit: the operator's editor saved an accented word as Latin-1
+    spec.write_bytes(raw.replace(b"SECURITE HALT", "SÉCURITÉ HALT".encode("latin-1"), 1))
+    assert_user_error(hookshape("validate", "--spec", spec), spec, None, "not UTF-8")
+    assert_nothing_written(spec, tmp_path, None, "not UTF-8")
+
+
+def test_spec_path_is_a_directory(tmp_path: Path) -> None:
+    proc = hookshape("validate", "--spec", tmp_path)
+    assert proc.returncode == 1, proc
+    assert "Traceback" not in proc.stderr
+    assert str(tmp_path) in proc.stderr or "directory" in proc.stderr
+
+
+# --- the good side of the same rules ---------------------------------------------------------
+
+
+def test_shipped_spec_validates() -> None:
+    proc = hookshape("validate", "--spec", SPEC)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert "valid" in proc.stdout
+
+
+def test_vendor_timeout_exactly_deadline_plus_margin_is_accepted(tmp_path: Path) -> None:
+    def edit(doc: Any) -> None:
+        floor = int(doc["gate"]["deadline_ms"]) + int(doc["gate"]["vendor_margin_ms"])
+        for vendor in doc["vendors"].values():
+            vendor["timeout_ms"] = floor
+
+    spec = write_bad(tmp_path, Bad("edge", edit, "", ""))
+    proc = hookshape("validate", "--spec", spec)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_disabled_vendor_needs_no_profile_and_no_margin(tmp_path: Path) -> None:
+    def edit(doc: Any) -> None:
+        table = tomlkit.table()
+        table["enabled"] = False
+        table["timeout_ms"] = 100
+        doc["vendors"]["zeta"] = table
+
+    spec = write_bad(tmp_path, Bad("disabled", edit, "", ""))
+    proc = hookshape("validate", "--spec", spec)
+    assert proc.returncode == 0, proc.stderr
+    assert "zeta" not in proc.stdout
+
+
+def test_spec_model_in_process() -> None:
+    """The pydantic model directly: the default spec loads, roles are unique, vendors sorted."""
+    from hookshape.loader import load
+    from hookshape.spec import ROLES
+
+    loaded = load(SPEC)
+    spec = loaded.spec
+    assert sorted(t.role for t in spec.tentacles) == sorted(ROLES)
+    assert spec.enabled_vendors() == sorted(spec.enabled_vendors())
+    assert [p.id for p in loaded.vendors] == spec.enabled_vendors()
+    for vendor in spec.vendors.values():
+        assert vendor.timeout_ms >= spec.gate.deadline_ms + spec.gate.vendor_margin_ms
+    assert spec.gate.slow_ms < spec.gate.deadline_ms
