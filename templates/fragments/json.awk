@@ -50,6 +50,8 @@ function j__init(   i) {
 		J__nul = ""
 	J__chr[0] = J__nul
 	J__del = J__chr[127]
+	# piece size for gsub and regex split on long strings
+	J__CH = 8192
 	J__ctl = "["
 	for (i = 1; i < 32; i++)
 		J__ctl = J__ctl J__chr[i]
@@ -77,14 +79,23 @@ function j__init(   i) {
 	J__un["/"] = "/"
 }
 
-# split(s, A, c) on the single character c, taken literally.  With a one
-# character separator the one-true-awk also splits at every newline, and so
-# does busybox awk while RS is ""; in that case (probed at each call, RS may
-# change) the separator is given as a bracket regex instead.
-function j__split(s, A, c) {
-	if (c != "\n" && index(s, "\n") && split("a\nb", J__tmp, ",") != 1)
-		return split(s, A, (c == "\\") ? "[\\\\]" : ("[" c "]"))
-	return split(s, A, c)
+# split(s, A, c) on the single character c, taken literally.  Newlines need
+# care: while RS is "", busybox awk splits at every newline whatever the
+# separator, so RS is set to a newline for the call; with a one character
+# separator the one-true-awk also splits at every newline, so there (probed,
+# not assumed) the separator is given as a bracket regex instead.
+function j__split(s, A, c,   n, rs) {
+	if (c == "\n" || !index(s, "\n"))
+		return split(s, A, c)
+	rs = RS
+	if (rs == "")
+		RS = "\n"
+	if (split("a\nb", J__tmp, ",") != 1)
+		n = split(s, A, (c == "\\") ? "[\\\\]" : ("[" c "]"))
+	else
+		n = split(s, A, c)
+	RS = rs
+	return n
 }
 
 # Concatenate A[1..n] with sep between elements; destroys A.  Pairwise
@@ -178,14 +189,40 @@ function j__oddbs(x,   L, c, t, m, i) {
 
 # Tokenise one segment that lies outside strings.  last is true for the final
 # segment of the text: a trailing number or literal there with no delimiter
-# after it may have been cut short, so it is not recorded.
-function j__outside(seg, last,   T, m, i, e, drop) {
+# after it may have been cut short, so it is not recorded.  Long segments (a
+# big array of numbers) are cut after punctuation or whitespace into pieces
+# of about J__CH bytes, so that gsub and regex split (one regexec per match,
+# and busybox awk re-measures the rest of the string at each one) stay linear.
+function j__outside(seg, last,   L, pos, w, k, rs, rl) {
 	if (seg == "")
 		return
 	if (length(seg) == 1 && index("{}[]:,", seg)) {
 		j__tok(seg)
 		return
 	}
+	L = length(seg)
+	if (L <= J__CH + 256) {
+		j__outpiece(seg, last)
+		return
+	}
+	rs = RSTART
+	rl = RLENGTH
+	pos = 1
+	while (!J__err && L - pos + 1 > J__CH + 256) {
+		w = substr(seg, pos + J__CH, 256)
+		if (!match(w, /[][ \t\r\n{}:,]/))
+			break
+		k = J__CH + RSTART
+		j__outpiece(substr(seg, pos, k), 0)
+		pos += k
+	}
+	RSTART = rs
+	RLENGTH = rl
+	if (!J__err)
+		j__outpiece(substr(seg, pos), last)
+}
+
+function j__outpiece(seg, last,   T, m, i, e, drop) {
 	drop = (last && seg !~ /[][ \t\r\n{}:,]$/)
 	gsub(/[][{}:,]/, " & ", seg)
 	gsub(/[\t\r\n]/, " ", seg)
@@ -266,13 +303,41 @@ function j__string(raw,   st) {
 	j__scalar("s", raw)
 }
 
+# Cut raw, a string body, into pieces of about J__CH bytes.  Each cut is
+# placed before a byte that cannot belong to an escape sequence (not a
+# backslash, escape letter or hex digit), so every piece starts on an escape
+# boundary and can be checked or decoded on its own: gsub then only ever
+# runs on short strings, which keeps it linear in busybox awk too.  Returns
+# the number of pieces, or 0 when no such byte lies near some cut.
+function j__chunks(raw, C,   L, pos, n, w, k, rs, rl) {
+	L = length(raw)
+	pos = 1
+	n = 0
+	rs = RSTART
+	rl = RLENGTH
+	while (L - pos + 1 > J__CH + 256) {
+		w = substr(raw, pos + J__CH, 256)
+		if (!match(w, /[^\\"\/bfnrtu0-9A-Fa-f]/)) {
+			n = -1
+			break
+		}
+		k = J__CH + RSTART - 1
+		C[++n] = substr(raw, pos, k)
+		pos += k
+	}
+	RSTART = rs
+	RLENGTH = rl
+	if (n < 0)
+		return 0
+	C[++n] = substr(raw, pos)
+	return n
+}
+
 # Validity of a raw string body: no raw control characters, only the escapes
 # JSON allows.  The first regex has no false negatives; when it fires (any \u,
-# or an escaped backslash followed by a letter) the escaped backslash pairs
-# are removed from a copy, after which every backslash starts an escape and
-# plain regexes decide exactly.
-function j__valid(raw,   r) {
-	if (match(raw, J__ctl))
+# or an escaped backslash followed by a letter) the exact check runs.
+function j__valid(raw,   C, n, i) {
+	if (raw ~ J__ctl)
 		return 0
 	if (J__nul != "" && index(raw, J__nul))
 		return 0
@@ -280,7 +345,20 @@ function j__valid(raw,   r) {
 		return 1
 	if (raw !~ /\\[^"\\\/bfnrt]/)
 		return 1
-	r = raw
+	if (length(raw) <= J__CH + 256)
+		return j__validgs(raw)
+	n = j__chunks(raw, C)
+	if (n == 0)
+		return j__validslow(raw)
+	for (i = 1; i <= n; i++)
+		if (!j__validgs(C[i]))
+			return 0
+	return 1
+}
+
+# Exact check of a short piece: with the escaped backslash pairs removed,
+# every backslash left starts an escape.
+function j__validgs(r) {
 	if (index(r, "\\\\"))
 		gsub(/\\\\/, "", r)
 	if (r ~ /\\[^"\/bfnrtu]/ || r ~ /\\$/)
@@ -290,6 +368,29 @@ function j__valid(raw,   r) {
 			return 0
 		if (r ~ /\\u[0-9A-Fa-f]?[0-9A-Fa-f]?[0-9A-Fa-f]?$/)
 			return 0
+	}
+	return 1
+}
+
+# Exact check one escape at a time (linear, slower); fallback only.
+function j__validslow(raw,   B, m, i, b, c) {
+	m = j__split(raw, B, "\\")
+	for (i = 2; i <= m; i++) {
+		b = B[i]
+		if (b == "") {
+			# an escaped backslash: the next piece is plain text
+			if (i == m)
+				return 0
+			i++
+			continue
+		}
+		c = substr(b, 1, 1)
+		if (c == "u") {
+			if (substr(b, 2, 4) !~ /^[0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f]$/)
+				return 0
+		} else if (!index("\"/bfnrt", c)) {
+			return 0
+		}
 	}
 	return 1
 }
@@ -377,22 +478,35 @@ function j__utf8(cp) {
 	return J__chr[240 + int(cp / 262144)] J__chr[128 + int(cp / 4096) % 64] J__chr[128 + int(cp / 64) % 64] J__chr[128 + cp % 64]
 }
 
-# Decode the escapes of a raw string body in linear time.  Escaped backslash
-# pairs first become a placeholder control byte (a valid raw string holds no
-# control bytes; the byte is also chosen so that no \u escape in the string
-# produces it); then every remaining backslash starts an escape, so the named
-# escapes are plain gsubs and the \u escapes are handled by one split.
-function j__dec(raw,   r, ph, i, m, B, O, c, b, h, cp, nx) {
+# Decode the escapes of a raw string body in linear time.  Long strings are
+# cut into pieces (see j__chunks) that are decoded one by one.  In a piece,
+# escaped backslash pairs first become a placeholder control byte (a valid
+# raw string holds no control bytes, and the byte is chosen so that no \u
+# escape in the piece produces it); then every backslash left starts an
+# escape, so the named escapes are plain gsubs and the \u escapes are
+# handled by one split.
+function j__dec(raw,   C, n, i) {
 	if (!index(raw, "\\"))
 		return raw
 	j__init()
+	if (length(raw) <= J__CH + 256)
+		return j__decgs(raw)
+	n = j__chunks(raw, C)
+	if (n == 0)
+		return j__decslow(raw)
+	for (i = 1; i <= n; i++)
+		C[i] = j__decgs(C[i])
+	return j__join(C, n, "")
+}
+
+function j__decgs(raw,   r, ph, i, m, B, O, c, b, h, cp, nx) {
 	r = raw
 	ph = ""
 	if (index(r, "\\\\")) {
 		for (i = 1; i < 32; i++) {
 			if (i == 8 || i == 9 || i == 10 || i == 12 || i == 13)
 				continue
-			if (index(r, J__chr[i]) || index(r, J__en[i]) || index(r, toupper(J__en[i])))
+			if (index(r, J__chr[i]) || index(r, J__en[i]) || index(r, "\\u" toupper(substr(J__en[i], 3))))
 				continue
 			ph = J__chr[i]
 			break
@@ -422,13 +536,13 @@ function j__dec(raw,   r, ph, i, m, B, O, c, b, h, cp, nx) {
 		O[1] = B[1]
 		for (i = 2; i <= m; i++) {
 			b = B[i]
+			if (substr(b, 1, 1) != "u") {
+				O[++c] = "\\" b
+				continue
+			}
 			h = substr(b, 2, 4)
 			if (h in J__u8) {
 				O[++c] = J__u8[h] substr(b, 6)
-				continue
-			}
-			if (substr(b, 1, 1) != "u") {
-				O[++c] = "\\" b
 				continue
 			}
 			cp = j__hex(h)
@@ -518,7 +632,7 @@ function j_esc(s,   A, n, i) {
 		n = j__split(s, A, "\"")
 		s = j__join(A, n, "\\\"")
 	}
-	if (match(s, J__ctl) || index(s, J__del) || (J__nul != "" && index(s, J__nul))) {
+	if (s ~ J__ctl || index(s, J__del) || (J__nul != "" && index(s, J__nul))) {
 		for (i = 0; i < 32; i++)
 			if (J__chr[i] != "" && index(s, J__chr[i])) {
 				n = j__split(s, A, J__chr[i])

@@ -1,0 +1,87 @@
+"""`hookshape status [--home D] [--json] [--reset]`: breaker state and recent gate events."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hookshape import health
+from hookshape.commands.options import profiles_option, spec_option
+from hookshape.errors import HookshapeError
+from hookshape.install.options import home_option
+from hookshape.install.paths import homes
+from hookshape.loader import load
+from hookshape.spec import Spec
+
+EVENTS = 10
+
+
+def switches(spec: Spec, home: Path) -> dict[str, Any]:
+    """The switches a gate looks at before its breaker, as the gate would see them here."""
+    gate = spec.gate
+    halt = os.environ.get(spec.halt.sentinel_env) or str(home / spec.halt.sentinel_default)
+    return {
+        "kill_switch": (home / gate.kill_switch_file).exists()
+        or os.environ.get(gate.kill_switch_env) == gate.kill_switch_off_value,
+        "halted": Path(halt).exists(),
+        "debug": (home / gate.debug_switch_file).exists(),
+    }
+
+
+def render_text(spec: Spec, home: Path, now: float) -> str:
+    sw = switches(spec, home)
+    lines = [f"harness home {home}"]
+    if sw["kill_switch"]:
+        lines.append(f"  kill switch ON: every gate exits at once ({spec.gate.kill_switch_file} "
+                     f"or {spec.gate.kill_switch_env}={spec.gate.kill_switch_off_value})")
+    if sw["halted"]:
+        lines.append("  halt sentinel present: gates skip the readiness lease")
+    lines.append("breakers:")
+    lines += [f"  {health.breaker_words(b, now)}" for b in health.breakers(spec, home)]
+    recent = health.events(spec, home, EVENTS)
+    if not sw["debug"] and not recent:
+        switch = home / spec.gate.debug_switch_file
+        lines.append(f"recent events: none (the debug log is off; create {switch} to record calls)")
+    else:
+        lines.append("recent events:" if recent else "recent events: none yet")
+        lines += [f"  {health.event_words(e)}" for e in recent]
+    return "\n".join(lines)
+
+
+def render_json(spec: Spec, home: Path, now: float) -> str:
+    out = {"home": str(home), **switches(spec, home),
+           "breakers": [b.to_json(now) for b in health.breakers(spec, home)],
+           "events": [e.to_json() for e in health.events(spec, home, EVENTS)]}
+    return json.dumps(out, indent=2)
+
+
+@click.command("status")
+@home_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--reset", is_flag=True, help="Close every breaker (removes the state files).")
+@spec_option
+@profiles_option
+def command(home: Path | None, as_json: bool, reset: bool, spec_path: Path | None,
+            profile_dirs: tuple[Path, ...]) -> None:
+    """Show each tentacle's circuit breaker and the gates' recent debug events."""
+    loaded = load(spec_path, list(profile_dirs))
+    spec = loaded.spec
+    harness = homes(spec, home, os.environ).harness
+    if not harness.is_dir():
+        raise HookshapeError(f"{harness}: no harness home here (install first, or pass --home "
+                             f"or set {spec.harness.home_env})")
+    if reset:
+        removed = health.reset(spec, harness)
+        if as_json:
+            out = {"home": str(harness), "removed": [str(p) for p in removed]}
+            click.echo(json.dumps(out, indent=2))
+        else:
+            click.echo(f"{harness}: every breaker closed ({len(removed)} file(s) removed)")
+        return
+    now = time.time()
+    click.echo(render_json(spec, harness, now) if as_json else render_text(spec, harness, now))

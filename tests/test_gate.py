@@ -1,0 +1,651 @@
+"""The gate wrapper (dist/bin/<name>), run as a subprocess in front of stub tentacles.
+
+Every test copies dist/ into a scratch dir, replaces the tentacle with a stub, and runs the gate
+with a scratch harness home holding a fresh lease and an armed project. The full set runs under
+dash, busybox sh and bash; a smaller one under posh, yash, mksh, ksh93 and zsh. No timing
+assertion is tighter than "killed within the deadline plus a generous margin".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import tomlkit
+from tests.gatekit import (
+    CORE,
+    CRASH,
+    EXIT2,
+    EXTRA,
+    GATE,
+    HUNG,
+    NAMES,
+    OK,
+    PROFILES,
+    ROLES,
+    SILENT,
+    SPEC,
+    STUBBORN,
+    SYNTAX,
+    VENDOR_IDS,
+    VERDICT,
+    Rig,
+    many,
+    notice_json,
+    slow,
+    wait_gone,
+)
+from tests.shells import ROOT, fixture
+
+from hookshape import health
+from hookshape.loader import load
+from hookshape.plan import script_artifacts
+
+SPEC_FILE = ROOT / "hookshape.toml"
+
+CORE_IDS = [s.name for s in CORE]
+EXTRA_IDS = [s.name for s in EXTRA]
+DEADLINE = "500"          # ms, for the hung tentacles
+MARGIN_S = 10.0           # generous: a loaded CI box forks slowly; the hung child sleeps 60 s
+FAST_COOLDOWN = "1000"    # ms
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Rig:
+    return Rig(tmp_path)
+
+
+def trip(rig: Rig, role: str, **env: str) -> None:
+    """Open the breaker with crashing calls (threshold as configured, default from the spec)."""
+    rig.stub(role, CRASH)
+    threshold = int(env.get(GATE.threshold_env, GATE.failure_threshold))
+    for _ in range(threshold):
+        res = rig.run(role, **env)
+        assert (res.code, res.out) == (0, "")
+    assert rig.breaker(role).state == "open"
+
+
+# --- the healthy path ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sh", CORE + EXTRA, ids=CORE_IDS + EXTRA_IDS)
+def test_healthy_child_gets_stdin_and_its_output_passes_through(rig: Rig, sh) -> None:
+    rig.stub("pre_tool", OK)
+    payload = '{"tool_name":"Write","tool_input":{"file_path":"/x y/$(z)"}}\n'
+    res = rig.run("pre_tool", payload, sh=sh, vendor="claude")
+    assert (res.code, res.out) == (0, "out\n")
+    assert (rig.marks / "stdin").read_text() == payload
+    assert rig.state("pre_tool") is None, "the healthy path writes no breaker state"
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_large_event_reaches_the_child_whole(rig: Rig, sh) -> None:
+    rig.stub("prompt", OK)
+    payload = '{"prompt":"' + "x" * 300_000 + '"}'
+    res = rig.run("prompt", payload, sh=sh)
+    assert res.code == 0
+    assert (rig.marks / "stdin").read_text() == payload
+
+
+def test_closed_stdin_still_runs_the_child(rig: Rig) -> None:
+    rig.stub("prompt", OK)
+    env = {"PATH": os.environ["PATH"], **rig.env()}
+    proc = subprocess.run(["dash", "-c", 'exec dash "$0" <&-', str(rig.gate("prompt"))],
+                          capture_output=True, env=env, cwd=rig.project, timeout=30, check=False)
+    assert proc.returncode == 0
+    assert rig.runs() == 1
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_real_tentacle_through_the_gate(rig: Rig, sh) -> None:
+    """The rendered prompt tentacle, not a stub: the halt notice reaches the agent via the gate."""
+    rig.write(SPEC.halt.sentinel_default, "maintenance window\n")
+    res = rig.run("prompt", fixture("claude", "prompt"), sh=sh, vendor="claude")
+    assert res.code == 0
+    doc = json.loads(res.out)
+    assert SPEC.messages.halt_header in doc["hookSpecificOutput"]["additionalContext"]
+
+
+def test_watchdog_and_its_sleep_end_with_the_child(rig: Rig) -> None:
+    rig.stub("stop", SILENT)
+    deadline = "4321"  # a sleep argument no other test uses
+    res = rig.run("stop", **{GATE.deadline_env: deadline})
+    assert res.code == 0
+    end = time.monotonic() + 3
+    while time.monotonic() < end:
+        ps = subprocess.run(["ps", "-A", "-o", "args="], capture_output=True, text=True,
+                            timeout=10).stdout
+        if "sleep 4.321" not in ps:
+            break
+        time.sleep(0.05)
+    assert "sleep 4.321" not in ps
+
+
+def _pipe_holders(inode: int) -> list[str]:
+    """Command lines of the processes holding this pipe open."""
+    found = []
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            if os.readlink(fd) == f"pipe:[{inode}]":
+                found.append((fd.parents[1] / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("body", [SILENT, HUNG], ids=["healthy", "timeout"])
+@pytest.mark.parametrize("sh", CORE + EXTRA, ids=CORE_IDS + EXTRA_IDS)
+def test_no_gate_process_keeps_the_vendor_stdout_open(rig: Rig, sh, body: str) -> None:
+    """The vendor waits for EOF on the hook's stdout: once the gate has exited, no watchdog
+    (a process running the gate script) may still hold it, even while its ladder runs."""
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("needs /proc")
+    rig.stub("stop", body)
+    proc = rig.popen("stop", sh=sh, **{GATE.deadline_env: DEADLINE})
+    try:
+        assert proc.stdout is not None
+        inode = os.fstat(proc.stdout.fileno()).st_ino
+        proc.wait(timeout=30)
+        holders = [h for h in _pipe_holders(inode) if str(rig.gate("stop")) in h]
+        assert holders == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=30)
+
+
+def test_healthy_path_forks_only_child_watchdog_and_sleep(rig: Rig) -> None:
+    """With a warm readiness cache: the tentacle, the watchdog and its sleep, nothing else. (A
+    cache refresh, once per heartbeat window, costs more by design: the best of 3 runs counts.)"""
+    strace = shutil.which("strace")
+    if not strace:
+        pytest.skip("strace not installed")
+    rig.stub("prompt", SILENT)
+    assert rig.run("prompt").code == 0  # warms the readiness cache
+    log = rig.root / "strace.log"
+    env = {"PATH": os.environ["PATH"], **rig.env()}
+    argv = [strace, "-f", "-qq", "-o", str(log), "-e", "trace=fork,vfork,clone,clone3",
+            "dash", str(rig.gate("prompt"))]
+    counts = []
+    for _ in range(3):
+        proc = subprocess.run(argv, input=b"{}", capture_output=True, env=env, cwd=rig.project,
+                              timeout=30, check=False)
+        if proc.returncode != 0 or not log.exists():
+            pytest.skip(f"strace cannot trace here: {proc.stderr.decode()[:200]}")
+        counts.append(len([ln for ln in log.read_text().splitlines()
+                           if re.search(r"\b(clone3?|v?fork)\(", ln) and "resumed" not in ln]))
+    # 2 when the tentacle ends before the watchdog has started its sleep
+    assert 2 <= min(counts) <= 3, counts
+
+
+# --- exit mapping and failure kinds -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("sh", CORE + EXTRA, ids=CORE_IDS + EXTRA_IDS)
+def test_verdict_is_exit_2_with_stderr_and_never_trips(rig: Rig, sh) -> None:
+    rig.stub("pre_tool", VERDICT)
+    for _ in range(5):
+        res = rig.run("pre_tool", sh=sh, vendor="claude")
+        assert res.code == 2
+        assert "nope: reason for the block" in res.err
+        assert res.out == ""
+    assert rig.runs() == 5
+    assert rig.state("pre_tool") is None
+    assert rig.breaker("pre_tool").state == "closed"
+
+
+@pytest.mark.parametrize("sh", CORE + EXTRA, ids=CORE_IDS + EXTRA_IDS)
+def test_crash_counts_one_failure_and_exits_0(rig: Rig, sh) -> None:
+    rig.stub("stop", CRASH)
+    res = rig.run("stop", sh=sh)
+    assert (res.code, res.out) == (0, "")
+    b = rig.breaker("stop")
+    assert (b.state, b.failures, b.last_kind, b.problem) == ("closed", 1, "crash", None)
+
+
+@pytest.mark.parametrize("body", [SYNTAX, EXIT2], ids=["syntax-error", "exit-2"])
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_a_broken_tentacle_exiting_2_is_a_crash_not_a_block(rig: Rig, sh, body: str) -> None:
+    rig.stub("pre_tool", body)
+    res = rig.run("pre_tool", sh=sh, vendor="claude")
+    assert (res.code, res.out) == (0, "")
+    assert rig.breaker("pre_tool").last_kind == "crash"
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_slow_tentacle_counts_a_failure(rig: Rig, sh) -> None:
+    rig.stub("prompt", slow(0.5))
+    res = rig.run("prompt", sh=sh, **{GATE.slow_env: "100", GATE.deadline_env: "5000"})
+    assert (res.code, res.out) == (0, "")
+    b = rig.breaker("prompt")
+    assert (b.failures, b.last_kind) == (1, "slow")
+
+
+@pytest.mark.parametrize("sh", CORE + EXTRA, ids=CORE_IDS + EXTRA_IDS)
+def test_hung_tentacle_and_its_child_are_killed_by_the_deadline(rig: Rig, sh) -> None:
+    rig.stub("stop", HUNG)
+    t0 = time.monotonic()
+    res = rig.run("stop", sh=sh, timeout=30, **{GATE.deadline_env: DEADLINE})
+    took = time.monotonic() - t0
+    assert (res.code, res.out, res.err) == (0, "", "")
+    assert took < int(DEADLINE) / 1000 + MARGIN_S
+    assert wait_gone(rig.kid(), MARGIN_S), "the tentacle's child outlived the kill ladder"
+    b = rig.breaker("stop")
+    assert (b.failures, b.last_kind) == (1, "timeout")
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_term_ignoring_tree_gets_killed_after_the_grace(rig: Rig, sh) -> None:
+    rig.stub("stop", STUBBORN)
+    t0 = time.monotonic()
+    res = rig.run("stop", sh=sh, timeout=30, **{GATE.deadline_env: DEADLINE})
+    assert res.code == 0
+    assert time.monotonic() - t0 < int(DEADLINE) / 1000 + GATE.kill_grace_ms / 1000 + MARGIN_S
+    assert wait_gone(rig.kid(), MARGIN_S), "a TERM-proof descendant survived the KILL"
+    assert rig.breaker("stop").last_kind == "timeout"
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_stale_inherited_epochrealtime_does_not_break_the_deadline(rig: Rig, sh) -> None:
+    rig.stub("stop", SILENT)
+    res = rig.run("stop", sh=sh, EPOCHREALTIME="1")
+    assert res.code == 0
+    assert rig.state("stop") is None, "a fast tentacle must not look slow or timed out"
+    rig.stub("stop", HUNG)
+    t0 = time.monotonic()
+    res = rig.run("stop", sh=sh, EPOCHREALTIME="1", **{GATE.deadline_env: DEADLINE})
+    assert res.code == 0
+    assert time.monotonic() - t0 < int(DEADLINE) / 1000 + MARGIN_S
+    assert wait_gone(rig.kid(), MARGIN_S)
+    assert rig.breaker("stop").last_kind == "timeout"
+
+
+def test_tentacle_sees_the_inherited_epochrealtime_unchanged(rig: Rig) -> None:
+    rig.stub("prompt", 'printf %s "$EPOCHREALTIME" > "$MARKS/ert"\n')
+    assert rig.run("prompt", EPOCHREALTIME="123.456").code == 0
+    assert (rig.marks / "ert").read_text() == "123.456"
+
+
+@pytest.mark.parametrize("mode", ["absent", "not-executable"])
+def test_missing_tentacle_is_a_failure(rig: Rig, mode: str) -> None:
+    if mode == "absent":
+        rig.tentacle("post_tool").unlink()
+    else:
+        rig.stub("post_tool", SILENT, mode=0o644)
+    res = rig.run("post_tool")
+    assert (res.code, res.out) == (0, "")
+    assert rig.runs() == 0
+    assert rig.breaker("post_tool").last_kind == "missing"
+
+
+def test_hook_shell_runs_the_tentacle_with_that_interpreter(rig: Rig) -> None:
+    rig.stub("post_tool", SILENT, mode=0o644)
+    res = rig.run("post_tool", **{SPEC.harness.shell_env: "dash"})
+    assert res.code == 0
+    assert rig.runs() == 1
+    assert rig.state("post_tool") is None
+
+
+def test_verdict_env_is_given_to_the_tentacle(rig: Rig) -> None:
+    rig.stub("prompt", f'printf %s "${GATE.verdict_env}" > "$MARKS/v"\n')
+    assert rig.run("prompt").code == 0
+    assert (rig.marks / "v").read_text() == str(GATE.verdict_code)
+
+
+@pytest.mark.parametrize("sh", CORE + EXTRA, ids=CORE_IDS + EXTRA_IDS)
+def test_a_shell_error_inside_the_gate_fails_open(rig: Rig, sh) -> None:
+    """dash/busybox/yash exit 2 on a set -u error; the gate's EXIT trap turns it into 0."""
+    gate = rig.gate("pre_tool")
+    p = SPEC.harness.prefix
+    text = gate.read_text()
+    assert text.endswith(f"_{p}_main\n")
+    gate.write_text(text[: -len(f"_{p}_main\n")] + f': "$_{p}_never_set"\n_{p}_main\n')
+    res = rig.run("pre_tool", sh=sh)
+    # posh exits 1 on this error without running the trap: still not a block.
+    assert res.code == (1 if sh.name == "posh" else 0)
+
+
+# --- breaker ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sh", CORE + EXTRA, ids=CORE_IDS + EXTRA_IDS)
+def test_three_failures_open_the_circuit_and_skip_the_child(rig: Rig, sh) -> None:
+    rig.stub("pre_tool", CRASH)
+    for n in range(1, GATE.failure_threshold + 1):
+        assert rig.run("pre_tool", sh=sh).code == 0
+        assert rig.breaker("pre_tool").failures == n
+    assert rig.breaker("pre_tool").state == "open"
+    before = rig.runs()
+    res = rig.run("pre_tool", sh=sh, vendor="claude")
+    assert res.code == 0
+    assert rig.runs() == before, "an open circuit must not start the tentacle"
+    expected = notice_json("claude", "pre_tool", GATE.failure_threshold, GATE.cooldown_ms)
+    assert json.loads(res.out) == expected
+
+
+def test_success_resets_a_non_zero_count(rig: Rig) -> None:
+    rig.stub("stop", CRASH)
+    rig.run("stop")
+    rig.run("stop")
+    assert rig.breaker("stop").failures == 2
+    rig.stub("stop", SILENT)
+    assert rig.run("stop").code == 0
+    assert rig.state("stop") is None
+
+
+@pytest.mark.parametrize("vendor", VENDOR_IDS)
+@pytest.mark.parametrize("role", ROLES)
+def test_breaker_notice_once_per_trip_through_the_context_channel(rig: Rig, vendor: str,
+                                                                  role: str) -> None:
+    env = {GATE.threshold_env: "1", GATE.cooldown_env: "60000"}
+    trip(rig, role, **env)
+    first = rig.run(role, vendor=vendor, **env)
+    second = rig.run(role, vendor=vendor, **env)
+    assert first.code == second.code == 0
+    expected = notice_json(vendor, role, 1, 60000)
+    if expected is None:
+        assert first.out == ""
+    else:
+        assert first.out.endswith("\n") and first.out.count("\n") == 1
+        assert json.loads(first.out) == expected
+    assert second.out == "", "the notice is told once per trip"
+    assert rig.breaker(role).told
+
+
+def test_no_notice_without_a_known_vendor(rig: Rig) -> None:
+    trip(rig, "prompt")
+    assert rig.run("prompt").out == ""
+    assert rig.breaker("prompt").told
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_cooldown_expiry_elects_exactly_one_probe(rig: Rig, sh) -> None:
+    cooldown = "2000"  # also how long the elected probe holds the circuit half-open
+    env = {GATE.threshold_env: "1", GATE.cooldown_env: cooldown,
+           GATE.slow_env: "29000", GATE.deadline_env: "30000"}
+    trip(rig, "stop", **env)
+    time.sleep(int(cooldown) / 1000 + 0.2)
+    # The probe runs until every other caller has decided (and exited).
+    rig.stub("stop", 'echo ran >> "$MARKS/ran"\nwhile [ ! -e "$MARKS/release" ]; do sleep 0.02; done\n')
+    before = rig.runs()
+    procs = [rig.popen("stop", sh=sh, **env) for _ in range(12)]
+    try:
+        end = time.monotonic() + 60
+        while sum(p.poll() is not None for p in procs) < len(procs) - 1 and time.monotonic() < end:
+            time.sleep(0.02)
+        assert rig.runs() - before == 1, "exactly one caller may probe"
+    finally:
+        (rig.marks / "release").write_text("")
+    with many(procs) as results:
+        assert all(code == 0 and out == b"" for code, out, _ in results)
+    assert rig.runs() - before == 1
+    assert rig.state("stop") is None, "a successful probe closes the circuit"
+    assert not (rig.health / f"{NAMES['stop']}{health.PROBE_EXT}").exists()
+
+
+def test_probe_failure_reopens(rig: Rig) -> None:
+    env = {GATE.threshold_env: "1", GATE.cooldown_env: FAST_COOLDOWN}
+    trip(rig, "prompt", **env)
+    time.sleep(int(FAST_COOLDOWN) / 1000 + 0.2)
+    before = rig.runs()
+    assert rig.run("prompt", **env).code == 0   # the probe (still crashing)
+    assert rig.runs() == before + 1
+    b = rig.breaker("prompt")
+    assert (b.state, b.failures) == ("open", 2)
+    assert b.retry_at is not None and b.retry_at > time.time()
+    assert rig.run("prompt", **env).code == 0
+    assert rig.runs() == before + 1, "reopened: the next call skips again"
+
+
+def test_probe_success_closes(rig: Rig) -> None:
+    env = {GATE.threshold_env: "1", GATE.cooldown_env: FAST_COOLDOWN}
+    trip(rig, "prompt", **env)
+    time.sleep(int(FAST_COOLDOWN) / 1000 + 0.2)
+    rig.stub("prompt", OK)
+    res = rig.run("prompt", vendor="gemini", **env)
+    assert (res.code, res.out) == (0, "out\n")
+    assert rig.state("prompt") is None
+    assert rig.run("prompt", **env).out == "out\n"
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_thirty_parallel_failures_leave_a_parseable_open_state(rig: Rig, sh) -> None:
+    rig.stub("pre_tool", CRASH)
+    procs = [rig.popen("pre_tool", sh=sh) for _ in range(30)]
+    with many(procs, timeout=120) as results:
+        assert all(code == 0 and out == b"" for code, out, _ in results)
+    text = rig.state("pre_tool")
+    assert text is not None and text.count("\n") == 1
+    fields = health.parse_state(text)
+    assert fields["state"] == "open"
+    assert fields["failures"] >= GATE.failure_threshold
+    leftovers = [p.name for p in rig.health.iterdir() if p.name.startswith(NAMES["pre_tool"])]
+    assert leftovers == [f"{NAMES['pre_tool']}{health.STATE_EXT}"], "no lock, probe, temp left"
+
+
+def test_stale_lock_is_broken_after_a_bounded_wait(rig: Rig) -> None:
+    """A lock left by a gate that died mid-update: the next failure waits a bounded time,
+    breaks it, and still records."""
+    rig.health.mkdir(parents=True, exist_ok=True)
+    lock = rig.health / f"{NAMES['stop']}{health.LOCK_EXT}"
+    lock.write_text("")
+    rig.stub("stop", CRASH)
+    assert rig.run("stop").code == 0
+    assert rig.breaker("stop").failures == 1
+    assert not lock.exists()
+
+
+def test_stale_probe_dir_is_cleared_and_the_next_call_probes(rig: Rig) -> None:
+    env = {GATE.threshold_env: "1", GATE.cooldown_env: FAST_COOLDOWN}
+    trip(rig, "prompt", **env)
+    probe = rig.health / f"{NAMES['prompt']}{health.PROBE_EXT}"
+    probe.mkdir()
+    old = time.time() - 600
+    os.utime(probe, (old, old))
+    time.sleep(int(FAST_COOLDOWN) / 1000 + 0.2)
+    rig.stub("prompt", SILENT)
+    before = rig.runs()
+    assert rig.run("prompt", **env).code == 0
+    assert rig.runs() == before, "this call found the election taken"
+    assert not probe.exists(), "...and cleared the dead one"
+    assert rig.run("prompt", **env).code == 0
+    assert rig.runs() == before + 1
+    assert rig.state("prompt") is None
+
+
+def test_malformed_state_counts_as_closed_and_a_success_clears_it(rig: Rig) -> None:
+    rig.health.mkdir(parents=True, exist_ok=True)
+    rig.state_file("stop").write_text("breaker/1 open 09 crash x y z 7\n")
+    rig.stub("stop", SILENT)
+    assert rig.run("stop").code == 0
+    assert rig.runs() == 1
+    assert rig.state("stop") is None
+
+
+def test_env_overrides_must_be_plain_numbers(rig: Rig) -> None:
+    rig.stub("stop", CRASH)
+    rig.run("stop", **{GATE.threshold_env: "1x"})
+    assert rig.breaker("stop").state == "closed", "a non-numeric threshold falls back to the spec's"
+    rig.run("stop", **{GATE.threshold_env: "02"})
+    assert rig.breaker("stop").state == "open", "02 means 2 (leading zeros are not octal)"
+
+
+def test_state_files_are_private(rig: Rig) -> None:
+    shutil.rmtree(rig.health, ignore_errors=True)
+    rig.stub("stop", CRASH)
+    rig.run("stop")
+    assert rig.health.stat().st_mode & 0o777 == 0o700
+    assert rig.state_file("stop").stat().st_mode & 0o777 == 0o600
+
+
+# --- checks before the breaker ------------------------------------------------------------
+
+
+def _skipped(rig: Rig, role: str = "prompt", **env: str) -> None:
+    rig.stub(role, OK)
+    res = rig.run(role, vendor="claude", **env)
+    assert (res.code, res.out, res.err) == (0, "", "")
+    assert rig.runs() == 0
+    assert rig.state(role) is None
+
+
+def test_kill_switch_file(rig: Rig) -> None:
+    rig.write(GATE.kill_switch_file, "")
+    shutil.rmtree(rig.health, ignore_errors=True)
+    _skipped(rig)
+    assert not rig.health.exists(), "the kill switch does no I/O beyond its own test"
+
+
+def test_kill_switch_env(rig: Rig) -> None:
+    _skipped(rig, **{GATE.kill_switch_env: GATE.kill_switch_off_value})
+    rig.stub("prompt", SILENT)
+    assert rig.run("prompt", **{GATE.kill_switch_env: "1"}).code == 0
+    assert rig.runs() == 1
+
+
+@pytest.mark.parametrize("case", ["no-ready", "no-pid", "mismatch", "not-numeric", "ready-symlink",
+                                  "pid-symlink", "no-heartbeat", "stale-heartbeat"])
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_readiness_lease(rig: Rig, sh, case: str) -> None:
+    ready, pid = rig.path(GATE.ready_file), rig.path(GATE.pid_file)
+    beat = rig.path(GATE.heartbeat_file)
+    if case == "no-ready":
+        ready.unlink()
+    elif case == "no-pid":
+        pid.unlink()
+    elif case == "mismatch":
+        rig.lease("4242", "4243")
+    elif case == "not-numeric":
+        rig.lease("abc")
+    elif case in ("ready-symlink", "pid-symlink"):
+        target = ready if case == "ready-symlink" else pid
+        real = rig.root / "real"
+        real.write_text("4242\n")
+        target.unlink()
+        target.symlink_to(real)
+    elif case == "no-heartbeat":
+        beat.unlink()
+    else:
+        old = time.time() - GATE.heartbeat_max_age_s - 60
+        os.utime(beat, (old, old))
+    rig.stub("prompt", OK)
+    res = rig.run("prompt", sh=sh, vendor="claude")
+    assert (res.code, res.out) == (0, "")
+    assert rig.runs() == 0
+
+
+def test_fresh_lease_runs_repeatedly_from_the_cache(rig: Rig) -> None:
+    rig.stub("prompt", SILENT)
+    for _ in range(3):
+        assert rig.run("prompt").code == 0
+    assert rig.runs() == 3
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_armed_roots(rig: Rig, sh) -> None:
+    sibling = rig.root / "projectX"
+    sub = rig.project / "deep" / "er"
+    for d in (sibling, sub):
+        d.mkdir(parents=True)
+    rig.stub("prompt", SILENT)
+    rig.arm("relative/ignored", str(rig.project) + "/")
+    assert rig.run("prompt", sh=sh, cwd=sub).code == 0
+    assert rig.runs() == 1
+    assert rig.run("prompt", sh=sh, cwd=sibling).code == 0
+    assert rig.runs() == 1, "/a/b arms /a/b/... but not /a/bc"
+    rig.arm(rig.root / "elsewhere")
+    assert rig.run("prompt", sh=sh).code == 0
+    assert rig.runs() == 1
+
+
+def test_armed_root_matches_the_physical_cwd(rig: Rig) -> None:
+    link = rig.root / "link"
+    link.symlink_to(rig.project)
+    rig.stub("prompt", SILENT)
+    env = {"PATH": os.environ["PATH"], "PWD": str(link), **rig.env()}
+    proc = subprocess.run(["dash", str(rig.gate("prompt"))], input=b"{}", env=env, cwd=link,
+                          capture_output=True, timeout=30, check=False)
+    assert proc.returncode == 0
+    assert rig.runs() == 1
+
+
+def test_no_armed_roots_file(rig: Rig) -> None:
+    rig.path(GATE.armed_roots_file).unlink()
+    _skipped(rig)
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_halt_skips_readiness_but_runs_the_child(rig: Rig, sh) -> None:
+    for f in (GATE.ready_file, GATE.pid_file, GATE.heartbeat_file):
+        rig.path(f).unlink()
+    rig.stub("prompt", SILENT)
+    assert rig.run("prompt", sh=sh).code == 0
+    assert rig.runs() == 0, "no daemon, no halt: skipped"
+    halt = rig.root / "halt-elsewhere"
+    halt.write_text("stop\n")
+    assert rig.run("prompt", sh=sh, **{SPEC.halt.sentinel_env: str(halt)}).code == 0
+    assert rig.runs() == 1
+
+
+# --- debug log ------------------------------------------------------------------------------
+
+
+def test_debug_log_records_calls_without_payload(rig: Rig) -> None:
+    rig.write(GATE.debug_switch_file, "")
+    rig.stub("pre_tool", OK)
+    assert rig.run("pre_tool", '{"secret":"hunter2"}', vendor="codex").code == 0
+    rig.stub("pre_tool", CRASH)
+    assert rig.run("pre_tool", vendor="codex").code == 0
+    text = rig.path(GATE.debug_log).read_text()
+    assert "hunter2" not in text
+    assert len(text.splitlines()) == 4
+    got = health.events(SPEC, rig.home)
+    assert [(e.outcome, e.exit, e.vendor, e.phase) for e in got] == [
+        ("healthy", 0, "codex", "PD EDIT"), ("crash", 0, "codex", "PD EDIT")]
+    assert all(e.ms is not None and e.ms >= 0 for e in got)
+
+
+def test_debug_log_rotates(rig: Rig) -> None:
+    rig.write(GATE.debug_switch_file, "")
+    log = rig.write(GATE.debug_log, "x" * (GATE.debug_log_max_bytes + 1) + "\n")
+    rig.stub("stop", SILENT)
+    assert rig.run("stop").code == 0
+    rotated = log.with_name(log.name + ".1")
+    assert rotated.exists() and rotated.stat().st_size > GATE.debug_log_max_bytes
+    assert not log.exists() or log.stat().st_size < 1024
+
+
+def test_debug_log_off_writes_nothing(rig: Rig) -> None:
+    rig.stub("stop", CRASH)
+    rig.run("stop")
+    assert not rig.path(GATE.debug_log).exists()
+
+
+def test_profiles_cover_every_vendor() -> None:
+    assert set(PROFILES) == set(SPEC.enabled_vendors())
+
+
+def test_notice_text_is_escaped_at_render_time(tmp_path: Path) -> None:
+    """A spec message with quotes, backslashes, control characters and shell syntax stays data."""
+    hostile = 'It\'s "{phase}" \\ $(touch pwned) `x` %s\ttab\nline {count}x/{cooldown_s}s \u00e9'
+    doc = tomlkit.parse(SPEC_FILE.read_text())
+    doc["messages"]["breaker_notice"] = hostile  # type: ignore[index]
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(tomlkit.dumps(doc))
+    rig = Rig(tmp_path / "rig")
+    for art in script_artifacts(load(spec)):
+        target = rig.dist / art.path
+        target.write_bytes(art.data)
+        target.chmod(art.mode)
+    env = {GATE.threshold_env: "1", GATE.cooldown_env: "2500"}
+    trip(rig, "prompt", **env)
+    res = rig.run("prompt", vendor="claude", **env)
+    expected = hostile.format(phase=SPEC.tentacle("prompt").phase, count=1, cooldown_s=3)
+    assert json.loads(res.out)["hookSpecificOutput"]["additionalContext"] == expected
+    assert not (rig.project / "pwned").exists()
