@@ -1,0 +1,42 @@
+"""`hookshape install`: stage the gates and tentacles, merge the entries into vendor configs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from hookshape.commands.options import profiles_option, spec_option
+from hookshape.install import installer, request
+from hookshape.install.options import (
+    change_options,
+    home_option,
+    project_option,
+    scope_option,
+    vendor_option,
+)
+from hookshape.install.paths import Scope
+from hookshape.loader import load
+
+
+@click.command("install")
+@vendor_option
+@scope_option
+@project_option
+@home_option
+@change_options
+@click.option("--from", "source", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              default=None, help="Copy the scripts from an extracted dist/ tree (checked against "
+              "its MANIFEST) instead of rendering them.")
+@spec_option
+@profiles_option
+def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: Path | None,
+            dry_run: bool, force: bool, source: Path | None, spec_path: Path | None,
+            profile_dirs: tuple[Path, ...]) -> None:
+    """Install the harness: scripts under the harness home, entries in each vendor's config."""
+    loaded = load(spec_path, list(profile_dirs))
+    req = request.make(loaded, vendors, scope, project, home, force=force, dry_run=dry_run)
+    code = installer.run(req, source.resolve() if source else None, click.echo)
+    if code:
+        sys.exit(code)

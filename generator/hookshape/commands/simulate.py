@@ -1,0 +1,35 @@
+"""`hookshape simulate`: run a rendered tentacle on a payload and say what the vendor would do."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from hookshape.commands.options import profiles_option, spec_option
+from hookshape.install.request import pick
+from hookshape.install.simulate import Options, Target, find_tentacle, simulate
+from hookshape.loader import load
+
+
+@click.command("simulate")
+@click.option("--vendor", required=True, metavar="V", help="The vendor whose dialect to use.")
+@click.option("--tentacle", "tentacle_name", required=True, metavar="T",
+              help="A role (prompt, pre_tool, post_tool, stop) or a tentacle name.")
+@click.option("--payload", default=None, metavar="FILE|-",
+              help="The event JSON (default: a built-in example for the vendor and role).")
+@click.option("--shell", default=None, metavar="SH", help="Run the script with this shell.")
+@click.option("--gate", is_flag=True, help="Run the gate wrapper instead of the bare tentacle.")
+@click.option("--home", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="The user home to run in (default: a scratch home with the lease held).")
+@spec_option
+@profiles_option
+def command(vendor: str, tentacle_name: str, payload: str | None, shell: str | None, gate: bool,
+            home: Path | None, spec_path: Path | None, profile_dirs: tuple[Path, ...]) -> None:
+    """Run one tentacle as VENDOR would and print exit code, stdout, stderr and the verdict."""
+    loaded = load(spec_path, list(profile_dirs))
+    profile = pick(loaded, (vendor,), enabled_only=False)[0]
+    target = Target(loaded, profile, find_tentacle(loaded, tentacle_name), gate)
+    for line in simulate(target, Options(payload, shell, home), dict(os.environ)):
+        click.echo(line)

@@ -1,0 +1,50 @@
+"""`hookshape uninstall`: the exact reversal of an install, from its ledger."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from hookshape.commands.options import profiles_option, spec_option
+from hookshape.install import ledger as ledgers
+from hookshape.install import request, uninstaller
+from hookshape.install.options import (
+    change_options,
+    home_option,
+    project_option,
+    scope_option,
+    vendor_option,
+)
+from hookshape.install.paths import Scope, homes
+from hookshape.loader import Loaded, load
+
+
+def _recorded(loaded: Loaded, home: Path | None) -> tuple[str, ...]:
+    """Every vendor the ledger has a config for (the default selection)."""
+    ledger = ledgers.load(homes(loaded.spec, home, os.environ).harness)
+    found = {r.vendor for r in ledger.configs.values()} if ledger else set()
+    return tuple(sorted(v for v in found if v in loaded.profiles))
+
+
+@click.command("uninstall")
+@vendor_option
+@scope_option
+@project_option
+@home_option
+@change_options
+@spec_option
+@profiles_option
+def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: Path | None,
+            dry_run: bool, force: bool, spec_path: Path | None,
+            profile_dirs: tuple[Path, ...]) -> None:
+    """Remove what install wrote: entries, switches, scripts, directories it created."""
+    loaded = load(spec_path, list(profile_dirs))
+    names = vendors or _recorded(loaded, home) or tuple(p.id for p in loaded.vendors)
+    req = request.make(loaded, names, scope, project, home, force=force, dry_run=dry_run,
+                       enabled_only=False)
+    code = uninstaller.run(req, click.echo)
+    if code:
+        sys.exit(code)

@@ -1,0 +1,394 @@
+"""`hookshape doctor`: for each vendor, is the harness wired, and if not, why. Every check is
+driven by the spec and the vendor profile (config format, paths, switches, timeout unit,
+facts), never by a vendor's name. An `error` is something that stops hooks from firing."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from hookshape import health
+from hookshape.entries import entries
+from hookshape.install import survey as surveys
+from hookshape.install.formats import switches
+from hookshape.install.managed import Owner, owner
+from hookshape.install.paths import Homes, config_path, other_paths
+from hookshape.install.survey import Handler, Survey, lookup, trusted
+from hookshape.loader import Loaded
+from hookshape.profiles import Profile
+
+Severity = Literal["error", "warn", "info"]
+_AUTH_KEY = re.compile(r"settings need ([A-Za-z0-9_.]+)")
+_AUTH_ENV = re.compile(r"\b([A-Z][A-Z0-9_]*_API_KEY)\b")
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: Severity
+    code: str
+    message: str
+    fix: str = ""
+
+
+@dataclass
+class Report:
+    """Findings about one vendor (or, with vendor "harness", about the harness home)."""
+
+    vendor: str
+    display: str
+    findings: list[Finding] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def wired(self) -> bool:
+        return not any(f.severity == "error" for f in self.findings)
+
+
+@dataclass(frozen=True)
+class Ctx:
+    loaded: Loaded
+    homes: Homes
+    project: Path
+    env: Mapping[str, str]
+    own: Owner
+
+
+@dataclass
+class Seen:
+    """The configs of one vendor that exist: where its CLI reads them, and elsewhere."""
+
+    profile: Profile
+    read: list[Survey]
+    elsewhere: list[Survey]
+
+    def ours(self, ctx: Ctx, where: list[Survey] | None = None) -> list[tuple[Survey, Handler]]:
+        return [(s, h) for s in (self.read if where is None else where) for h in s.handlers
+                if ctx.own.owns(h.command)]
+
+
+def _surveys(profile: Profile, paths: list[Path]) -> list[Survey]:
+    unique = list(dict.fromkeys(paths))
+    return [surveys.load(profile, p) for p in unique if p.is_file()]
+
+
+def seen(ctx: Ctx, profile: Profile) -> Seen:
+    home, project = ctx.homes.user, ctx.project
+    read = [config_path(profile, scope, home, project) for scope in ("user", "project")]
+    alternates = other_paths(profile, home, project)
+    user_level = [p for p, raw in zip(alternates, profile.config.other_paths, strict=True)
+                  if raw.startswith("~")]
+    read += [p for p in alternates if p not in user_level]
+    return Seen(profile, _surveys(profile, read), _surveys(profile, user_level))
+
+
+Check = Callable[[Ctx, Seen], list[Finding]]
+
+
+def check_parse(ctx: Ctx, s: Seen) -> list[Finding]:
+    return [Finding("error", "unparsable", f"{v.error} (the vendor ignores this file)",
+                    "fix the file at that line, then run `hookshape install`")
+            for v in s.read + s.elsewhere if v.error]
+
+
+def check_shape(ctx: Ctx, s: Seen) -> list[Finding]:
+    out = []
+    for v in s.read:
+        if v.shape:
+            more = f" (+{len(v.shape) - 3} more)" if len(v.shape) > 3 else ""
+            out.append(Finding("error", "bad-shape",
+                               f"{v.path}: {'; '.join(v.shape[:3])}{more}: one bad hook entry can "
+                               f"make {s.profile.vendor.display} drop every hook in the file",
+                               "correct or remove those entries (ours or not)"))
+    return out
+
+
+def _wanted(ctx: Ctx, profile: Profile) -> list[tuple[str, str]]:
+    found = entries(ctx.loaded.spec, profile, home=str(ctx.homes.harness))
+    return [(e.event, e.gate) for e in found]
+
+
+def _gate(ctx: Ctx, command: str) -> str:
+    script = ctx.own.script(command) or ""
+    return script.rsplit("/", 1)[-1]
+
+
+def check_wired(ctx: Ctx, s: Seen) -> list[Finding]:
+    if any(v.error for v in s.read):
+        return []
+    ours = s.ours(ctx)
+    install = f"hookshape install --vendor {s.profile.id}"
+    if not ours:
+        where = ", ".join(str(v.path) for v in s.read) or "no config file exists"
+        name = ctx.loaded.spec.harness.name
+        return [Finding("error", "not-wired", f"no {name} hook entries ({where})",
+                        f"run `{install}`")]
+    have = {(h.event, _gate(ctx, h.command)) for _, h in ours}
+    return [Finding("error", "missing-entry", f"no {gate} entry on {event}", f"run `{install}`")
+            for event, gate in _wanted(ctx, s.profile) if (event, gate) not in have]
+
+
+def check_elsewhere(ctx: Ctx, s: Seen) -> list[Finding]:
+    out = []
+    for v in s.elsewhere:
+        if s.ours(ctx, [v]):
+            where = config_path(s.profile, "user", ctx.homes.user, ctx.project)
+            sev: Severity = "warn" if s.ours(ctx) else "error"
+            out.append(Finding(sev, "unread-location",
+                               f"{v.path} holds hook entries, but this version of "
+                               f"{s.profile.vendor.display} reads {where}",
+                               f"run `hookshape install --vendor {s.profile.id}`, then remove "
+                               f"the entries from {v.path}"))
+    return out
+
+
+def _script_findings(ctx: Ctx, command: str, where: str) -> list[Finding]:
+    script = ctx.own.script(command) or ""
+    if not script.startswith("/"):
+        return [Finding("error", "relative-path", f"{where}: {script} is not an absolute path "
+                        "(it breaks after a cd, and some vendors expand $VARS themselves)",
+                        "run `hookshape install` (it writes absolute, quoted paths)")]
+    path = Path(script)
+    sub = ctx.loaded.spec.harness.tentacle_dir
+    out = []
+    for target in (path, path.parent / sub / path.name):
+        if not target.is_file():
+            out.append(Finding("error", "missing-script", f"{where}: {target} does not exist",
+                               "run `hookshape install`"))
+        elif not os.access(target, os.X_OK):
+            out.append(Finding("error", "not-executable", f"{where}: {target} is not executable",
+                               f"chmod 0755 {target} (or run `hookshape install`)"))
+    return out
+
+
+def check_commands(ctx: Ctx, s: Seen) -> list[Finding]:
+    out = []
+    current = str(ctx.homes.harness)
+    for v, h in s.ours(ctx):
+        where = f"{v.path}: {h.where}"
+        out += _script_findings(ctx, h.command, where)
+        home = ctx.own.home(h.command)
+        if home is not None and home != current:
+            out.append(Finding("warn", "stale-entry", f"{where} points at {home}, not at the "
+                               f"harness home {current}",
+                               "run `hookshape install` (it replaces entries of an old home)"))
+    return out
+
+
+def _first_word(command: str) -> str:
+    """The program a command runs (after any NAME=value assignments), '' when unparsable."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return ""
+    return next((w for w in words if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)), "")
+
+
+def check_foreign_paths(ctx: Ctx, s: Seen) -> list[Finding]:
+    """Someone else's hook run by a relative path: it breaks once the agent changes directory."""
+    out = []
+    for v in s.read:
+        for h in v.handlers:
+            word = _first_word(h.command)
+            if ctx.own.owns(h.command) or "/" not in word or word.startswith(("/", "~", "$")):
+                continue
+            out.append(Finding("warn", "relative-path", f"{v.path}: {h.where}: {word} is a "
+                               "relative path: it runs only from the directory it names",
+                               "use an absolute path (or the vendor's project-dir variable)"))
+    return out
+
+
+def check_duplicates(ctx: Ctx, s: Seen) -> list[Finding]:
+    count = Counter((h.event, _gate(ctx, h.command)) for _, h in s.ours(ctx))
+    return [Finding("warn", "duplicate", f"{gate} is registered {n} times on {event}: it runs "
+                    f"{n} times per event", "remove the extra entries (`hookshape install` keeps "
+                    "one per event in the file it manages)")
+            for (event, gate), n in sorted(count.items()) if n > 1]
+
+
+def check_timeouts(ctx: Ctx, s: Seen) -> list[Finding]:
+    unit = s.profile.config.timeout_unit
+    deadline_ms = ctx.loaded.spec.gate.deadline_ms
+    deadline = deadline_ms if unit == "ms" else deadline_ms / 1000
+    out = []
+    for v, h in s.ours(ctx):
+        timeout = h.value.get("timeout")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            continue
+        if timeout <= deadline:
+            out.append(Finding("error", "timeout", f"{v.path}: {h.where}.timeout is {timeout} "
+                               f"{unit}, not above the gate deadline ({deadline:g} {unit}): "
+                               f"{s.profile.vendor.display} kills the gate first",
+                               "raise the vendor's timeout_ms in the spec and reinstall"))
+    return out
+
+
+def check_switches(ctx: Ctx, s: Seen) -> list[Finding]:
+    out = []
+    enable = s.profile.config.enable_switch
+    for v in s.read:
+        for dotted in switches(s.profile):
+            value = lookup(v.data, dotted)
+            if value is False:
+                out.append(Finding("error", "switched-off", f"{v.path}: {dotted} is false: "
+                                   f"{s.profile.vendor.display} runs no hooks",
+                                   f"set {enable or dotted} to true (or run `hookshape install`)"))
+            elif value is not None and dotted != enable:
+                out.append(Finding("warn", "old-switch", f"{v.path}: {dotted} is an old key",
+                                   f"use {enable} instead" if enable else "remove it"))
+    return out
+
+
+def check_trust(ctx: Ctx, s: Seen) -> list[Finding]:
+    if s.profile.config.format != "codex-toml" or not s.ours(ctx):
+        return []
+    user = config_path(s.profile, "user", ctx.homes.user, ctx.project)
+    data = next((v.data for v in s.read if v.path == user), {})
+    if trusted(data):
+        return []
+    return [Finding("warn", "untrusted", f"{user}: no [hooks.state.\"<key>\"] trusted_hash "
+                    f"entries: {s.profile.vendor.display} skips hooks nobody reviewed, silently",
+                    f"start {s.profile.vendor.display}, open /hooks and trust the "
+                    f"{ctx.loaded.spec.harness.name} hooks")]
+
+
+def check_auth(ctx: Ctx, s: Seen) -> list[Finding]:
+    """From the profile's `auth` facts: a settings key the vendor needs when an API key is used."""
+    out = []
+    for fact in (f for f in s.profile.facts if f.topic == "auth"):
+        key, env = _AUTH_KEY.search(fact.fact), _AUTH_ENV.search(fact.fact)
+        if key is None or env is None or not ctx.env.get(env.group(1)):
+            continue
+        if not any(lookup(v.data, key.group(1)) for v in s.read):
+            out.append(Finding("warn", "auth-not-selected",
+                               f"{env.group(1)} is set but no settings file sets {key.group(1)}: "
+                               f"{fact.fact}", f"set {key.group(1)} in the user settings"))
+    return out
+
+
+def check_notes(ctx: Ctx, s: Seen) -> list[Finding]:
+    """Known vendor behaviour worth knowing when a hook seems not to fire."""
+    out = [Finding("info", "caveat", s.profile.vendor.caveat)] if s.profile.vendor.caveat else []
+    out += [Finding("info", "write-before-read", f.fact) for f in s.profile.facts
+            if f.topic == "write validation"]
+    return out
+
+
+CHECKS: list[Check] = [check_parse, check_shape, check_wired, check_elsewhere, check_commands,
+                       check_foreign_paths, check_duplicates, check_timeouts, check_switches,
+                       check_trust, check_auth, check_notes]
+
+
+def vendor_report(ctx: Ctx, profile: Profile) -> Report:
+    found = seen(ctx, profile)
+    report = Report(profile.id, profile.vendor.display,
+                    files=[str(v.path) for v in found.read + found.elsewhere])
+    for check in CHECKS:
+        report.findings += check(ctx, found)
+    return report
+
+
+def harness_report(ctx: Ctx) -> Report:
+    report = Report("harness", str(ctx.homes.harness))
+    for check in HARNESS_CHECKS:
+        report.findings += check(ctx)
+    return report
+
+
+def check_switch_files(ctx: Ctx) -> list[Finding]:
+    gate, halt = ctx.loaded.spec.gate, ctx.loaded.spec.halt
+    out = []
+    kill = ctx.homes.harness / gate.kill_switch_file
+    if kill.exists():
+        out.append(Finding("error", "kill-switch", f"{kill} exists: every gate exits at once",
+                           f"remove {kill} to turn the hooks back on"))
+    if ctx.env.get(gate.kill_switch_env) == gate.kill_switch_off_value:
+        out.append(Finding("error", "kill-switch", f"{gate.kill_switch_env}="
+                           f"{gate.kill_switch_off_value} in this environment: every gate exits "
+                           "at once",
+                           f"unset {gate.kill_switch_env}"))
+    sentinel = Path(ctx.env.get(halt.sentinel_env) or ctx.homes.harness / halt.sentinel_default)
+    if sentinel.exists():
+        out.append(Finding("warn", "halted", f"{sentinel} exists: the harness is halted (its CLI "
+                           "and tools are blocked, the closeout contract is off)",
+                           f"remove {sentinel} when the operator lifts the halt"))
+    return out
+
+
+def _first_line(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].strip()
+    except OSError:
+        return ""
+
+
+def check_lease(ctx: Ctx) -> list[Finding]:
+    gate, home = ctx.loaded.spec.gate, ctx.homes.harness
+    ready, pid = _first_line(home / gate.ready_file), _first_line(home / gate.pid_file)
+    if ready.isdigit() and ready == pid:
+        return []
+    return [Finding("warn", "not-ready", f"no readiness lease ({home / gate.ready_file} and "
+                    f"{home / gate.pid_file} do not agree): every gate lets events through unseen",
+                    "start the harness daemon")]
+
+
+def _armed(roots: Path, project: Path) -> bool:
+    here = os.path.realpath(project) + "/"
+    for line in _lines(roots):
+        root = line.rstrip("/")
+        if line.startswith("/") and here.startswith(root + "/"):
+            return True
+    return False
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def check_armed(ctx: Ctx) -> list[Finding]:
+    roots = ctx.homes.harness / ctx.loaded.spec.gate.armed_roots_file
+    if _armed(roots, ctx.project):
+        return []
+    return [Finding("warn", "unarmed", f"{ctx.project} is not at or below a line of {roots}: gates "
+                    "there let every event through", f"add the project root to {roots}")]
+
+
+def check_breaker(ctx: Ctx) -> list[Finding]:
+    """Breakers not closed (hookshape.health reads the gates' state files)."""
+    now = time.time()
+    out = []
+    for breaker in health.breakers(ctx.loaded.spec, ctx.homes.harness):
+        if breaker.state == "closed":
+            continue
+        retry = breaker.retry_at
+        waiting = retry is not None and retry > now
+        severity: Severity = "error" if waiting else "warn"
+        when = f"for {retry - now:.0f} s more" if retry is not None and waiting else \
+            "until its next call probes it"
+        out.append(Finding(severity, "breaker-open",
+                           f"the breaker of {breaker.name} is {breaker.state} after "
+                           f"{breaker.failures} failures ({breaker.last_kind or 'unknown'}): that "
+                           f"gate skips its tentacle {when}",
+                           "see `hookshape status`; `hookshape status --reset` closes it"))
+    return out
+
+
+HARNESS_CHECKS: list[Callable[[Ctx], list[Finding]]] = [check_switch_files, check_lease,
+                                                        check_armed, check_breaker]
+
+
+def context(loaded: Loaded, homes: Homes, project: Path, env: Mapping[str, str]) -> Ctx:
+    return Ctx(loaded=loaded, homes=homes, project=project, env=env, own=owner(loaded.spec))
+
+
+def diagnose(ctx: Ctx, profiles: list[Profile]) -> list[Report]:
+    return [harness_report(ctx)] + [vendor_report(ctx, p) for p in profiles]

@@ -1,0 +1,254 @@
+"""`hookshape install`: stage the scripts, merge the entries, write the ledger.
+
+Two phases: a plan computed from reads only (every target parsed and merged in memory, so a
+malformed file or an edited entry stops the run before anything is written), then, under the
+lock, the same plan recomputed (another install may have finished meanwhile) and applied."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hookshape.errors import HookshapeError
+from hookshape.install import fsops, lock, stage
+from hookshape.install import ledger as ledgers
+from hookshape.install.formats import merge, want
+from hookshape.install.ledger import ConfigRecord, Ledger, StagedFile, UnitRecord
+from hookshape.install.managed import Owner, owner, sha256
+from hookshape.install.model import Known, Outcome
+from hookshape.install.paths import real
+from hookshape.install.request import Request, decode, diff
+from hookshape.profiles import Profile
+from hookshape.writer import write_atomic
+
+Echo = Callable[[str], None]
+CONFIG_MODE = 0o600
+
+
+@dataclass
+class ConfigStep:
+    profile: Profile
+    path: Path  # as configured (the ledger's key)
+    target: Path  # where the bytes go (symlinks followed)
+    before: bytes | None
+    outcome: Outcome
+
+    @property
+    def after(self) -> bytes:
+        return self.outcome.text.encode()
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+@dataclass
+class ScriptStep:
+    rel: str
+    target: Path
+    data: bytes
+    before: bytes | None
+    executable: bool
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.data or not self.executable
+
+
+@dataclass
+class Plan:
+    configs: list[ConfigStep] = field(default_factory=list)
+    scripts: list[ScriptStep] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+
+
+def _config_step(request: Request, profile: Profile, own: Owner,
+                 ledger: Ledger | None) -> ConfigStep:
+    path = request.config_path(profile)
+    target = real(path)
+    before = fsops.read(target)
+    known = ledger.known(path) if ledger else Known()
+    wanted = want(request.loaded.spec, profile, request.homes.harness)
+    outcome = merge(profile, decode(before, path), path, own, wanted, known, request.force)
+    return ConfigStep(profile, path, target, before, outcome)
+
+
+def _script_step(request: Request, rel: str, data: bytes,
+                 ledger: Ledger | None) -> tuple[ScriptStep, str]:
+    target = request.homes.harness / rel
+    before = fsops.read(target)
+    executable = before is not None and bool(target.stat().st_mode & 0o100)
+    step = ScriptStep(rel, target, data, before, executable)
+    record = ledger.files.get(rel) if ledger else None
+    edited = (record is not None and before is not None and before != data
+              and sha256(before) != record.sha256)
+    clash = (f"{target}: a staged script was edited since the last install "
+             "(kept; --force replaces it)")
+    return step, clash if edited and not request.force else ""
+
+
+def compute(request: Request, scripts: dict[str, bytes], ledger: Ledger | None) -> Plan:
+    own = owner(request.loaded.spec, ledger.commands() if ledger else ())
+    plan = Plan()
+    for rel, data in sorted(scripts.items()):
+        step, clash = _script_step(request, rel, data, ledger)
+        plan.scripts.append(step)
+        plan.conflicts += [clash] if clash else []
+    for profile in request.profiles:
+        step_ = _config_step(request, profile, own, ledger)
+        plan.configs.append(step_)
+        plan.conflicts += step_.outcome.conflicts
+    return plan
+
+
+def show_dry_run(plan: Plan, echo: Echo) -> None:
+    for step in plan.scripts:
+        state = "unchanged" if not step.changed else ("new" if step.before is None else "update")
+        echo(f"would stage {step.target} (0755, {state})")
+    for cfg in plan.configs:
+        if cfg.changed:
+            echo(diff(cfg.path, cfg.before, cfg.after).rstrip("\n"))
+        else:
+            echo(f"{cfg.profile.id}: {cfg.path}: unchanged")
+
+
+def _backup_script(step: ScriptStep, record: StagedFile | None,
+                   backups: fsops.Backups) -> str | None:
+    """Back up a script we are about to touch; returns the backup of a file that was not ours
+    (uninstall puts it back), else the one recorded before."""
+    if step.before is None:
+        return record.replaced if record else None
+    if record is None:
+        return backups.save(step.target, step.before)
+    if step.changed:
+        backups.save(step.target, step.before)
+    return record.replaced
+
+
+def _stage(plan: Plan, ledger: Ledger, backups: fsops.Backups) -> int:
+    written = 0
+    for step in plan.scripts:
+        replaced = _backup_script(step, ledger.files.get(step.rel), backups)
+        if step.changed:
+            ledger.created_dirs += [str(p) for p in fsops.make_dirs(step.target.parent)]
+            write_atomic(step.target, step.data, stage.SCRIPT_MODE)
+            written += 1
+        ledger.files[step.rel] = StagedFile(sha256=sha256(step.data), replaced=replaced)
+    return written
+
+
+def _record(request: Request, step: ConfigStep, old: ConfigRecord | None, saved: str | None,
+            dirs: list[str]) -> ConfigRecord:
+    outcome = step.outcome
+    units = [UnitRecord(key=u.key, sha256=u.sha256) for u in outcome.units]
+    commands = want(request.loaded.spec, step.profile, request.homes.harness).commands
+    if old is None or step.before is None:
+        return ConfigRecord(
+            vendor=step.profile.id, scope=request.scope, format=step.profile.config.format,
+            created_file=step.before is None,
+            pre_sha256=None if step.before is None else sha256(step.before),
+            original=saved if step.changed else None, post_sha256=sha256(step.after),
+            units=units, commands=commands, switches=outcome.switches,
+            created=ledgers.as_paths(outcome.created), created_dirs=dirs)
+    untouched = step.before is not None and sha256(step.before) == old.post_sha256
+    return old.model_copy(update={
+        "original": old.original if untouched else None,
+        "post_sha256": sha256(step.after), "units": units, "commands": commands,
+        "switches": sorted(set(old.switches) | set(outcome.switches)),
+        "created": old.created + [p for p in ledgers.as_paths(outcome.created)
+                                  if p not in old.created],
+        "created_dirs": old.created_dirs + [d for d in dirs if d not in old.created_dirs]})
+
+
+def _configure(request: Request, plan: Plan, ledger: Ledger, backups: fsops.Backups,
+               echo: Echo) -> None:
+    for step in plan.configs:
+        saved, dirs = None, []
+        if step.changed:
+            if step.before is not None:
+                saved = backups.save(step.target, step.before)
+            dirs = [str(p) for p in fsops.make_dirs(step.target.parent)]
+            fsops.write(step.target, step.after, CONFIG_MODE)
+        old = ledger.configs.get(str(step.path))
+        ledger.configs[str(step.path)] = _record(request, step, old, saved, dirs)
+        echo(_summary(step))
+
+
+def _summary(step: ConfigStep) -> str:
+    what = "hook entries merged" if step.changed else "unchanged"
+    switched = f"; turned on {', '.join(step.outcome.switches)}" if step.outcome.switches else ""
+    return f"{step.profile.id}: {step.path}: {what}{switched}"
+
+
+def save_ledger(ledger: Ledger, harness: Path, backups: fsops.Backups) -> None:
+    """Write the ledger when it changed (a no-op reinstall leaves the tree byte-identical)."""
+    path = ledgers.ledger_path(harness)
+    old = fsops.read(path)
+    ledger.created_dirs += [str(p) for p in backups.created
+                            if p.parent == harness and str(p) not in ledger.created_dirs]
+    data = ledgers.dump(ledger)
+    if data == old:
+        return
+    if old is not None:
+        backups.save(path, old)
+        ledger.created_dirs += [str(p) for p in backups.created
+                                if p.parent == harness and str(p) not in ledger.created_dirs]
+        data = ledgers.dump(ledger)
+    write_atomic(path, data, 0o600)
+
+
+def apply(request: Request, plan: Plan, ledger: Ledger, echo: Echo) -> None:
+    harness = request.homes.harness
+    backups = fsops.Backups(harness)
+    written = _stage(plan, ledger, backups)
+    echo(f"staged {len(plan.scripts)} scripts under {harness / 'bin'} ({written} written)")
+    _configure(request, plan, ledger, backups, echo)
+    save_ledger(ledger, harness, backups)
+    echo(f"ledger: {ledgers.ledger_path(harness)}")
+
+
+def report_conflicts(conflicts: list[str], echo: Echo) -> int:
+    for line in conflicts:
+        echo(f"conflict: {line}")
+    echo("nothing was written; --force overrides (the edited entries are replaced or removed)")
+    return 1
+
+
+def _locked_run(request: Request, scripts: dict[str, bytes], made: list[Path], echo: Echo) -> int:
+    harness = request.homes.harness
+    with lock.held(harness):
+        ledger = ledgers.load(harness)
+        plan = compute(request, scripts, ledger)
+        if plan.conflicts:
+            return report_conflicts(plan.conflicts, echo)
+        ledger = ledger or ledgers.fresh(request.loaded.spec.harness.name, harness)
+        ledger.created_dirs += [str(p) for p in made if str(p) not in ledger.created_dirs]
+        apply(request, plan, ledger, echo)
+    return 0
+
+
+def run(request: Request, source: Path | None, echo: Echo) -> int:
+    """Install; 1 when edited entries stop it (nothing written), user errors raise."""
+    scripts = stage.scripts(request.loaded, source)
+    plan = compute(request, scripts, ledgers.load(request.homes.harness))
+    if plan.conflicts:
+        return report_conflicts(plan.conflicts, echo)
+    if request.dry_run:
+        show_dry_run(plan, echo)
+        return 0
+    try:
+        made = fsops.make_dirs(request.homes.harness)
+    except OSError as exc:
+        raise fsops.os_error(exc) from None
+    try:
+        code = _locked_run(request, scripts, made, echo)
+    except HookshapeError:
+        fsops.remove_dirs(made)
+        raise
+    except OSError as exc:
+        fsops.remove_dirs(made)
+        raise fsops.os_error(exc) from None
+    if code:
+        fsops.remove_dirs(made)
+    return code

@@ -1,0 +1,71 @@
+"""What one install/uninstall/doctor run is about: spec, vendors, scope, homes, project."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from hookshape.errors import HookshapeError
+from hookshape.install.paths import Homes, Scope, config_path, homes, project_dir
+from hookshape.loader import Loaded
+from hookshape.profiles import Profile
+
+
+@dataclass(frozen=True)
+class Request:
+    loaded: Loaded
+    profiles: list[Profile]
+    scope: Scope
+    homes: Homes
+    project: Path
+    force: bool = False
+    dry_run: bool = False
+
+    def config_path(self, profile: Profile) -> Path:
+        return config_path(profile, self.scope, self.homes.user, self.project)
+
+
+def pick(loaded: Loaded, names: tuple[str, ...], enabled_only: bool = True) -> list[Profile]:
+    """The profiles named (all the spec enables when none), each checked against the spec."""
+    if not names:
+        return loaded.vendors
+    out = []
+    for name in dict.fromkeys(names):
+        if name not in loaded.profiles:
+            known = ", ".join(sorted(loaded.profiles))
+            raise HookshapeError(f"unknown vendor {name!r} (known: {known})")
+        vendor = loaded.spec.vendors.get(name)
+        if enabled_only and (vendor is None or not vendor.enabled):
+            raise HookshapeError(f"{loaded.spec_path}: vendors.{name} is not enabled in the spec")
+        out.append(loaded.profiles[name])
+    return out
+
+
+def make(loaded: Loaded, names: tuple[str, ...], scope: Scope, project: Path | None,
+         home: Path | None, force: bool = False, dry_run: bool = False,
+         env: Mapping[str, str] | None = None, enabled_only: bool = True) -> Request:
+    return Request(loaded=loaded, profiles=pick(loaded, names, enabled_only), scope=scope,
+                   homes=homes(loaded.spec, home, os.environ if env is None else env),
+                   project=project_dir(project), force=force, dry_run=dry_run)
+
+
+def decode(data: bytes | None, path: Path) -> str:
+    if data is None:
+        return ""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HookshapeError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def diff(path: Path, before: bytes | None, after: bytes | None) -> str:
+    """A unified diff of one file (`/dev/null` for a file created or removed)."""
+    old = decode(before, path).splitlines(keepends=True)
+    new = decode(after, path).splitlines(keepends=True)
+    lines = difflib.unified_diff(old, new, "/dev/null" if before is None else f"a{path}",
+                                 "/dev/null" if after is None else f"b{path}")
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                   for line in lines)

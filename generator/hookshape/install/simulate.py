@@ -1,0 +1,179 @@
+"""`hookshape simulate`: run one rendered tentacle (or its gate) on a payload, as the vendor
+would (PROVIDER_ENV=<vendor>, the event on stdin), and say what the vendor does with it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from hookshape.errors import HookshapeError
+from hookshape.install.paths import harness_home, user_home
+from hookshape.install.verdict import Run, verdict
+from hookshape.loader import Loaded
+from hookshape.plan import script_artifacts
+from hookshape.profiles import Profile
+from hookshape.spec import ROLES, Tentacle
+
+
+@dataclass(frozen=True)
+class Target:
+    loaded: Loaded
+    profile: Profile
+    tentacle: Tentacle
+    gate: bool
+
+    @property
+    def rel(self) -> str:
+        sub = self.loaded.spec.harness.tentacle_dir
+        name = self.tentacle.name
+        return f"bin/{name}" if self.gate else f"bin/{sub}/{name}"
+
+
+def find_tentacle(loaded: Loaded, name: str) -> Tentacle:
+    """A role (`pre_tool`, `pre-tool`) or a tentacle name."""
+    role = name.replace("-", "_")
+    for tentacle in loaded.spec.tentacles:
+        if name == tentacle.name or role == tentacle.role:
+            return tentacle
+    known = ", ".join([*ROLES, *(t.name for t in loaded.spec.tentacles)])
+    raise HookshapeError(f"no tentacle {name!r} in {loaded.spec_path} (known: {known})")
+
+
+def example(profile: Profile, role: str) -> tuple[bytes, str]:
+    found = resources.files("hookshape") / "examples" / profile.id / f"{role}.json"
+    if not found.is_file():
+        raise HookshapeError(f"no built-in {role} example for {profile.id}; pass --payload FILE")
+    return found.read_bytes(), f"built-in example {profile.id}/{role}.json"
+
+
+def payload(source: str | None, profile: Profile, role: str) -> tuple[bytes, str]:
+    if source is None:
+        return example(profile, role)
+    if source == "-":
+        return sys.stdin.buffer.read(), "stdin"
+    try:
+        return Path(source).read_bytes(), source
+    except OSError as exc:
+        raise HookshapeError(f"{source}: cannot read: {exc.strerror or exc}") from None
+
+
+def as_object(data: bytes) -> dict[str, Any]:
+    """The payload as an object when it is one (only used to name the tool in the verdict)."""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+@contextmanager
+def scripts(target: Target) -> Iterator[Path]:
+    """The script from dist/ next to the spec, else the spec rendered into a temp dir."""
+    dist = target.loaded.spec_path.resolve().parent / "dist"
+    if (dist / target.rel).is_file():
+        yield dist / target.rel
+        return
+    with tempfile.TemporaryDirectory(prefix="hookshape-sim-") as tmp:
+        for art in script_artifacts(target.loaded):
+            path = Path(tmp) / art.path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(art.data)
+            path.chmod(art.mode)
+        yield Path(tmp) / target.rel
+
+
+def prepare_scratch(loaded: Loaded, harness: Path) -> None:
+    """A scratch harness home where a gate lets the tentacle run: readiness lease held, fresh
+    heartbeat, every directory armed."""
+    gate = loaded.spec.gate
+    files = ((gate.ready_file, "4242\n"), (gate.pid_file, "4242\n"),
+             (gate.heartbeat_file, f"{int(time.time())}\n"), (gate.armed_roots_file, "/\n"))
+    for rel, text in files:
+        path = harness / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@contextmanager
+def home_for(loaded: Loaded, option: Path | None,
+             env: Mapping[str, str]) -> Iterator[tuple[Path, str]]:
+    """(user home, how to describe it): --home/$HOOKSHAPE_HOME, else a prepared scratch home."""
+    if option is not None or env.get("HOOKSHAPE_HOME"):
+        home = user_home(option, env)
+        yield home, f"{home}"
+        return
+    with tempfile.TemporaryDirectory(prefix="hookshape-home-") as tmp:
+        home = Path(tmp)
+        prepare_scratch(loaded, home / loaded.spec.harness.home_default.removeprefix("~/"))
+        yield home, f"{home} (scratch: lease held, armed; --home uses a real one)"
+
+
+def environment(loaded: Loaded, profile: Profile, home: Path, base: Mapping[str, str],
+                scratch: bool) -> dict[str, str]:
+    env = dict(base)
+    harness = loaded.spec.harness
+    env["HOME"] = str(home)
+    env[harness.provider_env] = profile.id
+    env[harness.home_env] = str(home / harness.home_default.removeprefix("~/")) if scratch \
+        else str(harness_home(loaded.spec, home, base))
+    return env
+
+
+def execute(script: Path, shell: str | None, data: bytes, env: dict[str, str],
+            timeout_s: float) -> Run:
+    argv = [shell, str(script)] if shell else [str(script)]
+    try:
+        done = subprocess.run(argv, input=data, capture_output=True, env=env, timeout=timeout_s,
+                              check=False)
+    except FileNotFoundError as exc:
+        raise HookshapeError(f"{exc.filename}: not found") from None
+    except subprocess.TimeoutExpired:
+        raise HookshapeError(f"{script}: still running after {timeout_s:g} s") from None
+    return Run(done.returncode, done.stdout.decode("utf-8", "replace"),
+               done.stderr.decode("utf-8", "replace"))
+
+
+def block(label: str, text: str) -> list[str]:
+    if not text:
+        return [f"{label}: (empty)"]
+    lines = text.rstrip("\n").split("\n")
+    return [f"{label}: {lines[0]}"] + [f"{' ' * len(label)}  {line}" for line in lines[1:]]
+
+
+@dataclass(frozen=True)
+class Options:
+    payload: str | None
+    shell: str | None
+    home: Path | None
+
+
+def simulate(target: Target, opts: Options, base: Mapping[str, str]) -> list[str]:
+    role = target.tentacle.role
+    data, origin = payload(opts.payload, target.profile, role)
+    timeout_s = max(10.0, 3 * target.loaded.spec.gate.deadline_ms / 1000)
+    scratch = opts.home is None and not base.get("HOOKSHAPE_HOME")
+    with home_for(target.loaded, opts.home, base) as (home, described), scripts(target) as script:
+        env = environment(target.loaded, target.profile, home, base, scratch)
+        run = execute(script, opts.shell, data, env, timeout_s)
+        lines = [f"vendor: {target.profile.id} ({target.profile.vendor.display}), event "
+                 f"{target.profile.events.of(role) or '(none)'}",
+                 f"script: {script} ({'gate' if target.gate else 'tentacle'} "
+                 f"{target.tentacle.name})",
+                 f"payload: {origin}", f"home: {described}"]
+    lines += [f"exit code: {run.code}", *block("stdout", run.stdout), *block("stderr", run.stderr),
+              f"verdict: {verdict(target.profile, role, as_object(data), run)}"]
+    return lines
+
+
+def base_env() -> dict[str, str]:
+    return dict(os.environ)

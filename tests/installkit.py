@@ -1,0 +1,173 @@
+"""Toolkit of the install, doctor and simulate tests: scratch homes seeded with realistic
+vendor configs (tests/install_fixtures/), whole-tree snapshots, and the CLI run in process
+(CliRunner) or as a subprocess (for concurrency)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from hookshape.cli import cli
+from hookshape.errors import HookshapeError
+from hookshape.loader import Loaded, load
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "hookshape.toml"
+FIXTURES = Path(__file__).resolve().parent / "install_fixtures"
+PROVIDER = "PD_HOOK_PROVIDER"
+HARNESS = ".port-daddy"
+
+# vendor -> (fixture file, where it goes under the user home)
+SEEDS = {
+    "claude": ("claude-settings.json", ".claude/settings.json"),
+    "gemini": ("gemini-settings.json", ".gemini/settings.json"),
+    "codex": ("codex-config.toml", ".codex/config.toml"),
+    "agy": ("agy-hooks.json", ".gemini/config/hooks.json"),
+}
+# Variables that would redirect a run out of its scratch home.
+SCRUB = ("PD_HOME", "HOOKSHAPE_HOME", "PD_HOOKS", "PD_HALT_FILE", "GEMINI_API_KEY")
+
+
+def loaded() -> Loaded:
+    return load(SPEC)
+
+
+def seed(home: Path, vendors: tuple[str, ...] = tuple(SEEDS)) -> dict[str, Path]:
+    """Copy the realistic configs into a scratch home; returns vendor -> config path."""
+    out = {}
+    for vendor in vendors:
+        fixture, rel = SEEDS[vendor]
+        target = home / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(FIXTURES / fixture, target)
+        out[vendor] = target
+    return out
+
+
+def fixture_text(vendor: str) -> str:
+    return (FIXTURES / SEEDS[vendor][0]).read_text(encoding="utf-8")
+
+
+Snapshot = dict[str, tuple[str, int, bytes | None]]
+
+
+def snapshot(root: Path) -> Snapshot:
+    """Every file, directory and symlink under root: kind, mode bits and bytes."""
+    out: Snapshot = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            info = path.lstat()
+            rel = path.relative_to(root).as_posix()
+            if stat.S_ISLNK(info.st_mode):
+                out[rel] = ("link", 0, os.readlink(path).encode())
+            elif stat.S_ISDIR(info.st_mode):
+                out[rel] = ("dir", stat.S_IMODE(info.st_mode), None)
+            else:
+                out[rel] = ("file", stat.S_IMODE(info.st_mode), path.read_bytes())
+    return out
+
+
+@dataclass(frozen=True)
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+def env_for(extra: dict[str, str | None] | None = None) -> dict[str, str | None]:
+    env: dict[str, str | None] = dict.fromkeys(SCRUB)
+    env.update(extra or {})
+    return env
+
+
+def hs(*args: str, env: dict[str, str | None] | None = None, stdin: str | None = None) -> Result:
+    """Run the CLI in process; a HookshapeError counts as exit 1 with its one-line message."""
+    result = CliRunner().invoke(cli, ["--help"] if not args else list(args), env=env_for(env),
+                                input=stdin, catch_exceptions=True)
+    exc = result.exception
+    if isinstance(exc, HookshapeError):
+        return Result(1, result.stdout, f"hookshape: error: {exc}")
+    if exc is not None and not isinstance(exc, SystemExit):
+        raise exc
+    return Result(result.exit_code, result.stdout, result.stderr)
+
+
+def install(home: Path, *more: str, env: dict[str, str | None] | None = None) -> Result:
+    return hs("install", "--spec", str(SPEC), "--home", str(home), *more, env=env)
+
+
+def uninstall(home: Path, *more: str, env: dict[str, str | None] | None = None) -> Result:
+    return hs("uninstall", "--spec", str(SPEC), "--home", str(home), *more, env=env)
+
+
+def doctor(home: Path, *more: str, env: dict[str, str | None] | None = None) -> Result:
+    return hs("doctor", "--spec", str(SPEC), "--home", str(home), *more, env=env)
+
+
+def proc(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """The CLI as its own process (for races)."""
+    base = {k: v for k, v in os.environ.items() if k not in SCRUB}
+    base.update(env or {})
+    return subprocess.Popen([sys.executable, "-m", "hookshape", *args], env=base,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def parse(path: Path) -> Any:
+    text = path.read_text(encoding="utf-8")
+    return tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+
+
+def commands(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "command" and isinstance(item, str):
+                yield item
+            else:
+                yield from commands(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from commands(item)
+
+
+def ours(path: Path) -> list[str]:
+    return [c for c in commands(parse(path)) if c.startswith(f"{PROVIDER}=")]
+
+
+def lines_kept(original: str, installed: str) -> bool:
+    """Every line of the original is in the installed text, in order (a line may have gained
+    the one trailing comma an appended sibling needs)."""
+    got = installed.split("\n")
+    pos = 0
+    for line in original.split("\n"):
+        while pos < len(got) and got[pos] not in (line, line + ","):
+            pos += 1
+        if pos == len(got):
+            return False
+        pos += 1
+    return True
+
+
+def without_ours(value: Any) -> Any:
+    """A config's data with every hookshape handler, group and named hook taken out."""
+    if isinstance(value, dict):
+        return {k: without_ours(v) for k, v in value.items() if not _mine(v)}
+    if isinstance(value, list):
+        return [without_ours(v) for v in value if not _mine(v)]
+    return value
+
+
+def _mine(value: Any) -> bool:
+    found = list(commands(value))
+    return bool(found) and all(c.startswith(f"{PROVIDER}=") for c in found)

@@ -1,0 +1,398 @@
+"""Helpers of the live harness tests: the rendered harness, installed, under a real CLI.
+
+`Setup(vendor, scratch)` installs hookshape's harness into `<scratch>/home` with
+`hookshape install --home <scratch>/home --vendor <vendor>` and prepares what
+the gates check before they run a tentacle:
+
+    <harness home>                  = <scratch>/home/.port-daddy (PD_HOME, set explicitly)
+    <harness home>/daemon.ready     \\ the readiness lease: the same number in both,
+    <harness home>/daemon.pid       /  and a fresh heartbeat file
+    <harness home>/heartbeat
+    <harness home>/squid/projects   the work dir's physical path (armed)
+    <harness home>/squid/debug      the gates' debug switch (-> squid/debug.log)
+    <harness home>/matrix.env       locks and alerts, as a scenario needs them
+
+`Setup.turn(script, actor=...)` runs one turn of the vendor's CLI against a
+fresh mock and returns a `Turn` holding the result, the mock's records and
+everything a failed assertion should print (`Turn.why`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import runner
+from .mock.server import MockServer, Script
+
+HOOKSHAPE = Path(sys.executable).with_name("hookshape")  # the venv's CLI, beside its python
+SPEC = runner.REPO_ROOT / "hookshape.toml"
+
+# Values of the default spec (hookshape.toml), as the harness shows them.
+HOME_ENV = "PD_HOME"
+ACTOR_ENV = "PD_ACTOR"
+LOCK_PREFIX = "PD_LOCK_"
+ALERT_PREFIX = "PD_ALERT_"
+SUFFIX_MAX = 80
+TENTACLES = ("pd-hook-prompt", "pd-hook-pre-tool", "pd-hook-stop")  # registered ones
+DEADLINE_MS = 1000
+VENDOR_TIMEOUT_MS = 5000  # [vendors.*].timeout_ms
+SITREP_HEADER = (
+    "| Idea / Suggestion / Remediation | Source (Agent/Operator) | Status | Related PR/Issue | Docs / Roadmap Link |"
+)
+
+# Event names per vendor (prompt, pre-tool, stop), for messages.
+EVENTS = {
+    "claude": ("UserPromptSubmit", "PreToolUse", "Stop"),
+    "codex": ("UserPromptSubmit", "PreToolUse", "Stop"),
+    "gemini": ("BeforeAgent", "BeforeTool", "AfterAgent"),
+}
+
+# A final text that satisfies the stop hook (mentions SITREP, has a table line), so a
+# scenario about something else is not continued by the stop hook.
+SITREP_TEXT = f"MOCK_DONE_1\n\nSITREP\n{SITREP_HEADER}\n|---|---|---|---|---|\n| none | Agent | done | - | - |"
+
+
+def suffix(path: str) -> str:
+    """PD_LOCK_<SUFFIX> of a path (CONTRACTS Part 2): runs of non-alphanumerics -> `_`,
+    trimmed, upper-cased, cut to 80 characters."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_").upper()[:SUFFIX_MAX]
+
+
+def lock_line(path: str, actor: str) -> str:
+    return f'{LOCK_PREFIX}{suffix(path)}="{actor}"'
+
+
+def alert_line(ident: str, text: str) -> str:
+    return f'{ALERT_PREFIX}{ident}="{text}"'
+
+
+@dataclass
+class Turn:
+    """One finished turn: the CLI's result, the mock's records, and the setup it ran in."""
+
+    setup: Setup
+    result: runner.TurnResult
+    mock: MockServer
+    env: dict
+
+    @property
+    def requests(self) -> list:
+        return self.mock.model_requests()
+
+    def first_request(self):
+        reqs = self.requests
+        return reqs[0] if reqs else None
+
+    def after_tool_calls(self) -> list:
+        return self.mock.requests_after_tool_call()
+
+    def tool_results(self) -> list[str]:
+        """Texts of the tool results the model was shown, oldest first (from the last request)."""
+        reqs = self.requests
+        if not reqs:
+            return []
+        return [i.text for i in reqs[-1].items if i.kind == "tool_result"]
+
+    def continuations(self) -> list:
+        """Model requests sent after the model had already produced a final text."""
+        return [r for r in self.requests if any(i.kind == "text" for i in r.items)]
+
+    def final_text(self) -> str:
+        return final_text(self.setup.vendor, self.result)
+
+    @property
+    def why(self) -> str:
+        """Everything a reader needs to see why an assertion failed."""
+        return self.setup.explain(self.result, self.mock)
+
+
+def final_text(vendor: str, result: runner.TurnResult) -> str:
+    """The agent's last message as the CLI reports it on stdout ("" if none)."""
+    if vendor == "codex":
+        texts = []
+        for line in result.stdout.splitlines():
+            if not line.startswith("{"):
+                continue
+            try:
+                item = json.loads(line).get("item") or {}
+            except ValueError:
+                continue
+            if item.get("type") == "agent_message":
+                texts.append(item.get("text", ""))
+        return texts[-1] if texts else ""
+    start = result.stdout.find("{")
+    if start < 0:
+        return ""
+    try:
+        data = json.loads(result.stdout[start:])
+    except ValueError:
+        return ""
+    return data.get("result" if vendor == "claude" else "response", "") or ""
+
+
+@dataclass
+class Setup:
+    """The harness installed for one vendor inside a scratch dir."""
+
+    vendor: str
+    scratch: Path
+    install_output: str = ""
+    install_seconds: float = 0.0
+    notes: list = field(default_factory=list)
+
+    # -- places --------------------------------------------------------------
+    @property
+    def user_home(self) -> Path:
+        return runner.home_dir(self.scratch)
+
+    @property
+    def home(self) -> Path:
+        """The harness home (PD_HOME)."""
+        return self.user_home / ".port-daddy"
+
+    @property
+    def work(self) -> Path:
+        return runner.work_dir(self.scratch)
+
+    @property
+    def state(self) -> Path:
+        return self.home / "squid"
+
+    @property
+    def debug_log(self) -> Path:
+        return self.state / "debug.log"
+
+    @property
+    def stop_blocks(self) -> Path:
+        return self.state / "stop-blocks"
+
+    @property
+    def matrix_file(self) -> Path:
+        return self.home / "matrix.env"
+
+    def gate(self, name: str) -> Path:
+        return self.home / "bin" / name
+
+    def tentacle(self, name: str) -> Path:
+        return self.home / "bin" / "squid" / name
+
+    # -- building it ---------------------------------------------------------
+    def install(self) -> Setup:
+        """`hookshape install --home <scratch>/home --vendor <vendor>`; fails loudly."""
+        self.user_home.mkdir(parents=True, exist_ok=True)
+        self.work.mkdir(parents=True, exist_ok=True)
+        env = {k: v for k, v in os.environ.items() if k not in ("HOOKSHAPE_HOME",)}
+        env[HOME_ENV] = str(self.home)
+        argv = [
+            str(HOOKSHAPE),
+            "install",
+            "--home",
+            str(self.user_home),
+            "--vendor",
+            self.vendor,
+            "--spec",
+            str(SPEC),
+        ]
+        start = time.monotonic()
+        proc = subprocess.run(
+            argv,
+            cwd=runner.REPO_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        self.install_seconds = time.monotonic() - start
+        self.install_output = proc.stdout + proc.stderr
+        if proc.returncode != 0:
+            raise AssertionError(f"{' '.join(argv)} failed (exit {proc.returncode}):\n{self.install_output}")
+        for name in TENTACLES:
+            for path in (self.gate(name), self.tentacle(name)):
+                if not os.access(path, os.X_OK):
+                    raise AssertionError(f"install left no executable {path}:\n{self.install_output}")
+        config = runner.config_path(self.vendor, self.scratch)
+        if "pd-hook-pre-tool" not in config.read_text():
+            raise AssertionError(f"install wrote no hook entry into {config}")
+        return self
+
+    def lease(self, pid: int = 4242) -> None:
+        """The readiness lease: daemon.ready == daemon.pid (numeric), a fresh heartbeat."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        (self.home / "daemon.ready").write_text(f"{pid}\n")
+        (self.home / "daemon.pid").write_text(f"{pid}\n")
+        (self.home / "heartbeat").write_text("")
+        os.utime(self.home / "heartbeat")
+
+    def arm(self) -> None:
+        """Append the work dir's physical path to <harness home>/squid/projects."""
+        self.state.mkdir(parents=True, exist_ok=True)
+        with open(self.state / "projects", "a") as fh:
+            fh.write(os.path.realpath(self.work) + "\n")
+
+    def debug(self) -> None:
+        self.state.mkdir(parents=True, exist_ok=True)
+        (self.state / "debug").write_text("")
+
+    def ready(self) -> Setup:
+        """install + lease + arm + debug log: the common starting point."""
+        self.install()
+        self.lease()
+        self.arm()
+        self.debug()
+        return self
+
+    def matrix(self, *lines: str) -> None:
+        self.matrix_file.write_text("".join(line + "\n" for line in lines))
+
+    def halt(self, reason: str) -> Path:
+        path = self.home / "HALT"
+        path.write_text(reason + "\n")
+        return path
+
+    def disable(self) -> Path:
+        path = self.home / "hooks.disabled"
+        path.write_text("")
+        return path
+
+    def work_file(self, rel: str, text: str) -> Path:
+        path = self.work / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    def target(self, rel: str) -> str:
+        """The path of a work file as the CLI reports it to the hook (absolute, unresolved)."""
+        return str(self.work / rel)
+
+    # -- a turn ----------------------------------------------------------------
+    def env(self, actor: str | None, extra: Mapping[str, str | None] | None = None) -> dict:
+        env: dict = {HOME_ENV: str(self.home)}
+        if actor is not None:
+            env[ACTOR_ENV] = actor
+        # Nothing from the caller's environment steers the harness.
+        for name in (
+            "PD_MATRIX_FILE",
+            "PD_HALT_FILE",
+            "PD_DISTRESS_FILE",
+            "PD_HOOKS",
+            "PD_SUGGESTIBILITY",
+            "PD_SITREP",
+            "PD_HOOK_DEADLINE_MS",
+            "PD_HOOK_SHELL",
+        ):
+            env.setdefault(name, None)
+        env.update(extra or {})
+        return env
+
+    def turn(
+        self,
+        script: Script,
+        *,
+        actor: str | None = "bob",
+        prompt: str = "MOCK_PROMPT change the file as asked",
+        env: Mapping[str, str | None] | None = None,
+        timeout: float = 45,
+    ) -> Turn:
+        # The heartbeat must be fresh when the hooks run (30 s window).
+        if (self.home / "heartbeat").exists():
+            os.utime(self.home / "heartbeat")
+        full_env = self.env(actor, env)
+        with MockServer(script) as mock:
+            result = runner.run_turn(
+                self.vendor,
+                prompt,
+                scratch=self.scratch,
+                mock=mock,
+                env_extra=full_env,
+                timeout=timeout,
+            )
+        return Turn(self, result, mock, full_env)
+
+    # -- explaining ------------------------------------------------------------
+    def debug_lines(self) -> list[dict]:
+        """The gates' debug log, one dict per line."""
+        if not self.debug_log.exists():
+            return []
+        out = []
+        for line in self.debug_log.read_text(errors="replace").splitlines():
+            fields = dict(f.split("=", 1) for f in line.split("\t") if "=" in f)
+            out.append(fields)
+        return out
+
+    def gate_ends(self, tentacle: str | None = None) -> list[dict]:
+        return [
+            d
+            for d in self.debug_lines()
+            if d.get("ev") == "end" and (tentacle is None or d.get("tentacle") == tentacle)
+        ]
+
+    def explain(self, result: runner.TurnResult, mock: MockServer) -> str:
+        parts = [
+            f"=== {self.vendor} turn ===",
+            result.describe(),
+            "--- mock request log ---",
+            mock.log(),
+        ]
+        reqs = mock.model_requests()
+        if reqs:
+            last = reqs[-1]
+            parts += [
+                f"--- last model request ({len(reqs)} in all): items ---",
+                "\n".join(
+                    f"[{i.kind}{'/' + i.name if i.name else ''}] "
+                    + (i.text[:200] + " [...]" if i.kind == "context" and len(i.text) > 200 else i.text[:2000])
+                    for i in last.items
+                ),
+            ]
+        parts += ["--- gate debug log ---"]
+        parts.append(self.debug_log.read_text() if self.debug_log.exists() else "(none)")
+        for rel in ("matrix.env", "HALT", "hooks.disabled", "squid/projects"):
+            p = self.home / rel
+            if p.exists():
+                parts.append(f"--- {p} ---\n{p.read_text()}")
+        health = self.state / "health"
+        if health.is_dir():
+            for p in sorted(health.iterdir()):
+                if p.is_file():
+                    parts.append(f"--- {p.name} ---\n{p.read_text(errors='replace')}")
+        if self.stop_blocks.is_dir():
+            parts.append(f"--- stop-blocks --- {sorted(os.listdir(self.stop_blocks))}")
+        parts.append(f"--- install ({self.install_seconds:.2f}s) ---\n{self.install_output}")
+        parts += self.notes
+        return "\n".join(parts)
+
+
+def setup(vendor: str, scratch: Path) -> Setup:
+    return Setup(vendor, Path(scratch)).ready()
+
+
+KEEP_ENV = "HOOKSHAPE_LIVE_KEEP"  # set to 1 to keep scratch dirs for a look afterwards
+
+
+@contextlib.contextmanager
+def scratch_dir(vendor: str):
+    """A short scratch dir in the system temp dir (removed afterwards unless KEEP_ENV=1)."""
+    path = Path(tempfile.mkdtemp(prefix=f"hs-{vendor}-"))
+    try:
+        yield path
+    finally:
+        if os.environ.get(KEEP_ENV) == "1":
+            print(f"kept {path}")
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def contains_all(text: str, needles: Sequence[str]) -> bool:
+    return all(n in text for n in needles)

@@ -1,0 +1,278 @@
+"""hookshape doctor: one test per finding, each in a scratch home, plus exit codes and --json."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.installkit import HARNESS, doctor, install, seed
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    seed(path)
+    return path
+
+
+@pytest.fixture
+def wired(home: Path, tmp_path: Path) -> Path:
+    """Installed, with the daemon's lease held and the project armed (a healthy harness)."""
+    assert install(home).code == 0
+    harness = home / HARNESS
+    (harness / "daemon.ready").write_text("4242\n")
+    (harness / "daemon.pid").write_text("4242\n")
+    (harness / "heartbeat").write_text("")
+    (harness / "squid").mkdir(exist_ok=True)
+    (harness / "squid/projects").write_text(f"{tmp_path}\n")
+    return home
+
+
+def report(home: Path, *more: str, env: dict[str, str | None] | None = None) -> dict[str, Any]:
+    result = doctor(home, "--json", "--project", str(home.parent), *more, env=env)
+    data: dict[str, Any] = json.loads(result.out)
+    data["exit"] = result.code
+    return data
+
+
+def codes(data: dict[str, Any], vendor: str) -> dict[str, str]:
+    """finding code -> severity, for one vendor (or "harness")."""
+    found = next(r for r in data["reports"] if r["vendor"] == vendor)
+    return {f["code"]: f["severity"] for f in found["findings"]}
+
+
+def messages(data: dict[str, Any], vendor: str, code: str) -> list[str]:
+    found = next(r for r in data["reports"] if r["vendor"] == vendor)
+    return [f["message"] for f in found["findings"] if f["code"] == code]
+
+
+def edit(path: Path, old: str, new: str, count: int = 1) -> None:
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, count))
+
+
+def test_healthy_install_is_wired_and_exits_0(wired: Path) -> None:
+    data = report(wired)
+    assert data["exit"] == 0 and data["ok"]
+    for vendor in ("claude", "gemini", "codex", "agy"):
+        assert all(s != "error" for s in codes(data, vendor).values()), codes(data, vendor)
+    assert "not-ready" not in codes(data, "harness")
+    assert "unarmed" not in codes(data, "harness")
+
+
+def test_text_output_names_each_vendor(wired: Path) -> None:
+    result = doctor(wired, "--project", str(wired.parent))
+    assert result.code == 0
+    assert "claude (Claude Code): wired" in result.out
+    assert "codex (Codex CLI): wired" in result.out
+    assert "fix: " in result.out
+
+
+def test_not_wired(home: Path) -> None:
+    data = report(home)
+    assert data["exit"] == 1
+    assert codes(data, "claude")["not-wired"] == "error"
+
+
+def test_missing_entry(wired: Path) -> None:
+    settings = wired / ".claude/settings.json"
+    data = json.loads(settings.read_text())
+    del data["hooks"]["Stop"]
+    settings.write_text(json.dumps(data, indent=2))
+    found = report(wired, "--vendor", "claude")
+    assert codes(found, "claude")["missing-entry"] == "error"
+    assert found["exit"] == 1
+
+
+def test_unparsable_config(wired: Path) -> None:
+    (wired / ".gemini/settings.json").write_text('{\n  "ui": {\n}\n')
+    data = report(wired, "--vendor", "gemini")
+    assert codes(data, "gemini")["unparsable"] == "error"
+    assert any(":4:1: invalid JSON" in m for m in messages(data, "gemini", "unparsable"))
+    assert data["exit"] == 1
+
+
+def test_bad_shape_in_someone_elses_entry(wired: Path) -> None:
+    edit(wired / ".claude/settings.json", '"command": "/usr/local/bin/bash-guard --strict",', "")
+    data = report(wired, "--vendor", "claude")
+    assert codes(data, "claude")["bad-shape"] == "error"
+    assert any("hooks.PreToolUse[0].hooks[0].command" in m
+               for m in messages(data, "claude", "bad-shape"))
+
+
+def test_unknown_key_in_a_strict_handler(wired: Path) -> None:
+    edit(wired / ".codex/config.toml", "timeout = 10", 'timeout = 10\nname = "guard"')
+    data = report(wired, "--vendor", "codex")
+    assert any("unknown key 'name'" in m for m in messages(data, "codex", "bad-shape"))
+    assert data["exit"] == 1
+
+
+def test_relative_command_path(wired: Path) -> None:
+    edit(wired / ".claude/settings.json", f'\\"{wired}/{HARNESS}/bin/pd-hook-stop\\"',
+         f'\\"$HOME/{HARNESS}/bin/pd-hook-stop\\"')
+    data = report(wired, "--vendor", "claude")
+    assert codes(data, "claude")["relative-path"] == "error"
+
+
+def test_relative_path_in_someone_elses_hook(wired: Path) -> None:
+    edit(wired / ".claude/settings.json", "/usr/local/bin/bash-guard", "scripts/bash-guard")
+    data = report(wired, "--vendor", "claude")
+    assert codes(data, "claude")["relative-path"] == "warn"
+    assert any("scripts/bash-guard" in m for m in messages(data, "claude", "relative-path"))
+
+
+def test_missing_script(wired: Path) -> None:
+    (wired / HARNESS / "bin/squid/pd-hook-prompt").unlink()
+    data = report(wired, "--vendor", "claude")
+    assert codes(data, "claude")["missing-script"] == "error"
+
+
+def test_script_not_executable(wired: Path) -> None:
+    os.chmod(wired / HARNESS / "bin/pd-hook-pre-tool", 0o644)
+    data = report(wired, "--vendor", "gemini")
+    assert codes(data, "gemini")["not-executable"] == "error"
+
+
+def test_stale_entry_of_an_old_harness_home(wired: Path, tmp_path: Path) -> None:
+    data = report(wired, "--vendor", "claude", env={"PD_HOME": str(tmp_path / "moved")})
+    assert codes(data, "claude")["stale-entry"] == "warn"
+    assert any(str(tmp_path / "moved") in m for m in messages(data, "claude", "stale-entry"))
+
+
+def test_duplicate_entries(wired: Path) -> None:
+    settings = wired / ".claude/settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["Stop"].append(data["hooks"]["Stop"][0])
+    settings.write_text(json.dumps(data, indent=2))
+    assert codes(report(wired, "--vendor", "claude"), "claude")["duplicate"] == "warn"
+
+
+def test_timeout_not_above_the_deadline(wired: Path) -> None:
+    settings = wired / ".claude/settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 1
+    settings.write_text(json.dumps(data, indent=2))
+    found = report(wired, "--vendor", "claude")
+    assert codes(found, "claude")["timeout"] == "error"
+    assert any("1 s" in m for m in messages(found, "claude", "timeout"))
+
+
+def test_gemini_hooks_switched_off(wired: Path) -> None:
+    edit(wired / ".gemini/settings.json", '"enabled": true', '"enabled": false')
+    data = report(wired, "--vendor", "gemini")
+    assert codes(data, "gemini")["switched-off"] == "error"
+    assert data["exit"] == 1
+
+
+def test_gemini_legacy_switch_off(wired: Path) -> None:
+    settings = wired / ".gemini/settings.json"
+    data = json.loads(settings.read_text())
+    data["tools"] = {"enableHooks": False}
+    settings.write_text(json.dumps(data, indent=2))
+    found = report(wired, "--vendor", "gemini")
+    assert any("tools.enableHooks" in m for m in messages(found, "gemini", "switched-off"))
+
+
+def test_codex_feature_off(wired: Path) -> None:
+    edit(wired / ".codex/config.toml", "hooks = true", "hooks = false")
+    assert codes(report(wired, "--vendor", "codex"), "codex")["switched-off"] == "error"
+
+
+def test_codex_old_feature_key(wired: Path) -> None:
+    edit(wired / ".codex/config.toml", "hooks = true", "codex_hooks = true")
+    data = report(wired, "--vendor", "codex")
+    assert codes(data, "codex")["old-switch"] == "warn"
+    assert any("features.codex_hooks" in m for m in messages(data, "codex", "old-switch"))
+
+
+def test_codex_untrusted_then_trusted(wired: Path) -> None:
+    assert codes(report(wired, "--vendor", "codex"), "codex")["untrusted"] == "warn"
+    config = wired / ".codex/config.toml"
+    config.write_text(config.read_text() + '\n[hooks.state."pd-hook-stop:Stop"]\n'
+                      'trusted_hash = "sha256:0123abcd"\n')
+    assert "untrusted" not in codes(report(wired, "--vendor", "codex"), "codex")
+
+
+def test_gemini_auth_not_selected(wired: Path) -> None:
+    settings = wired / ".gemini/settings.json"
+    data = json.loads(settings.read_text())
+    del data["security"]
+    settings.write_text(json.dumps(data, indent=4))
+    assert "auth-not-selected" not in codes(report(wired, "--vendor", "gemini"), "gemini")
+    found = report(wired, "--vendor", "gemini", env={"GEMINI_API_KEY": "k"})
+    assert codes(found, "gemini")["auth-not-selected"] == "warn"
+    assert found["exit"] == 0
+
+
+def test_agy_file_only_where_this_version_does_not_read(wired: Path) -> None:
+    current = wired / ".gemini/config/hooks.json"
+    old = wired / ".gemini/antigravity-cli/hooks.json"
+    old.parent.mkdir(parents=True)
+    current.rename(old)
+    data = report(wired, "--vendor", "agy")
+    assert codes(data, "agy")["unread-location"] == "error"
+    assert codes(data, "agy")["not-wired"] == "error"
+
+
+def test_agy_group_on_a_lifecycle_event(wired: Path) -> None:
+    path = wired / ".gemini/config/hooks.json"
+    data = json.loads(path.read_text())
+    data["lint-guard"]["Stop"] = [{"hooks": data["lint-guard"]["Stop"]}]
+    path.write_text(json.dumps(data, indent=2))
+    found = report(wired, "--vendor", "agy")
+    assert any("never fires" in m for m in messages(found, "agy", "bad-shape"))
+
+
+def test_kill_switch_file(wired: Path) -> None:
+    (wired / HARNESS / "hooks.disabled").write_text("")
+    data = report(wired)
+    assert codes(data, "harness")["kill-switch"] == "error"
+    assert data["exit"] == 1
+
+
+def test_kill_switch_env(wired: Path) -> None:
+    data = report(wired, env={"PD_HOOKS": "0"})
+    assert codes(data, "harness")["kill-switch"] == "error"
+
+
+def test_halt_sentinel(wired: Path) -> None:
+    (wired / HARNESS / "HALT").write_text("maintenance window\n")
+    data = report(wired)
+    assert codes(data, "harness")["halted"] == "warn"
+    assert data["exit"] == 0
+
+
+def test_readiness_lease_and_armed_roots(home: Path) -> None:
+    assert install(home).code == 0
+    data = report(home)
+    assert codes(data, "harness")["not-ready"] == "warn"
+    assert codes(data, "harness")["unarmed"] == "warn"
+
+
+def test_breaker_open(wired: Path) -> None:
+    assert "breaker-open" not in codes(report(wired), "harness")
+    health = wired / HARNESS / "squid/health"
+    health.mkdir(parents=True, exist_ok=True)
+    retry = int(time.time()) + 300
+    (health / "pd-hook-pre-tool.state").write_text(
+        f"breaker/1 open 3 timeout {retry - 300} {retry} 0 1\n")
+    data = report(wired)
+    assert codes(data, "harness")["breaker-open"] == "error"
+    assert any("pd-hook-pre-tool" in m for m in messages(data, "harness", "breaker-open"))
+    assert data["exit"] == 1
+
+
+def test_claude_write_before_read_note(wired: Path) -> None:
+    data = report(wired, "--vendor", "claude")
+    assert codes(data, "claude")["write-before-read"] == "info"
+    assert "write-before-read" not in codes(report(wired, "--vendor", "gemini"), "gemini")
+
+
+def test_vendor_caveat_note(wired: Path) -> None:
+    assert codes(report(wired, "--vendor", "agy"), "agy")["caveat"] == "info"

@@ -1,0 +1,466 @@
+"""hookshape install / uninstall in scratch homes holding realistic vendor configs: merge
+without clobbering, idempotence, exact reversal, dry run, refusal of malformed files, moved
+homes, edited entries, races, project scope, --from a dist copy, and the staged tree."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+import shlex
+import tomllib
+from pathlib import Path
+
+import pytest
+import testinfra
+from tests.installkit import (
+    HARNESS,
+    PROVIDER,
+    SEEDS,
+    SPEC,
+    fixture_text,
+    hs,
+    install,
+    lines_kept,
+    loaded,
+    ours,
+    parse,
+    proc,
+    seed,
+    snapshot,
+    uninstall,
+    without_ours,
+)
+
+from hookshape.errors import HookshapeError
+from hookshape.install import jsonedit as je
+from hookshape.install import lock as locks
+from hookshape.plan import script_artifacts
+
+VENDORS = tuple(SEEDS)
+GATES = {"pd-hook-prompt", "pd-hook-pre-tool", "pd-hook-stop"}
+COMMAND = re.compile(rf'^{PROVIDER}=(\w+) "(/[^"]+)/bin/([a-z-]+)"$')
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    seed(path)
+    return path
+
+
+def flipped(vendor: str) -> str:
+    """The fixture as install leaves it apart from our entries: explicit `false` switches on."""
+    text = fixture_text(vendor)
+    if vendor == "gemini":
+        return text.replace('"enabled": false', '"enabled": true')
+    if vendor == "codex":
+        return text.replace("hooks = false", "hooks = true")
+    return text
+
+
+# --- merge -------------------------------------------------------------------------------
+
+
+def test_install_merges_entries_with_absolute_quoted_paths(home: Path) -> None:
+    result = install(home)
+    assert result.code == 0, result.err
+    harness = home / HARNESS
+    for vendor, (_, rel) in SEEDS.items():
+        found = ours(home / rel)
+        assert len(found) == 3, (vendor, found)
+        for command in found:
+            match = COMMAND.match(command)
+            assert match, command
+            assert match.group(1) == vendor
+            assert match.group(2) == str(harness)
+            assert match.group(3) in GATES
+            words = shlex.split(command)
+            assert words[0] == f"{PROVIDER}={vendor}"
+            assert Path(words[1]).is_absolute() and os.access(words[1], os.X_OK)
+
+
+@pytest.mark.parametrize("vendor", ["claude", "gemini", "agy"])
+def test_json_configs_keep_everything_outside_our_entries(home: Path, vendor: str) -> None:
+    assert install(home).code == 0
+    installed = (home / SEEDS[vendor][1]).read_text(encoding="utf-8")
+    assert lines_kept(flipped(vendor), installed)
+    assert without_ours(json.loads(installed)) == json.loads(flipped(vendor))
+    assert list(json.loads(installed))[:len(json.loads(flipped(vendor)))] == \
+        list(json.loads(flipped(vendor)))
+
+
+def test_json_unicode_escapes_and_indentation_survive(home: Path) -> None:
+    assert install(home).code == 0
+    claude = (home / ".claude/settings.json").read_text(encoding="utf-8")
+    assert '"GREETING": "h\\u00e9llo \\u2014 caf\\u00e9"' in claude
+    gemini = (home / ".gemini/settings.json").read_text(encoding="utf-8")
+    assert '\n        "BeforeAgent": [\n            {\n' in gemini  # the file's 4-space style
+
+
+def test_codex_block_is_appended_and_comments_survive(home: Path) -> None:
+    assert install(home).code == 0
+    text = (home / ".codex/config.toml").read_text(encoding="utf-8")
+    head = flipped("codex")
+    assert text.startswith(head + "\n# >>> hookshape giant-squid hooks")
+    assert text.endswith("# <<< hookshape giant-squid hooks <<<\n")
+    assert "hooks = true   # TODO: turn back on" in text
+    data = tomllib.loads(text)
+    assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"].startswith("/usr/local/bin/")
+    assert len(data["hooks"]["PreToolUse"]) == 2
+    assert data["model"] == "gpt-5.5"
+
+
+def test_agy_keeps_other_named_hooks_and_flat_lifecycle_handlers(home: Path) -> None:
+    assert install(home).code == 0
+    data = parse(home / ".gemini/config/hooks.json")
+    assert list(data) == ["lint-guard", "giant-squid"]
+    ours_tree = data["giant-squid"]
+    assert "hooks" not in ours_tree["Stop"][0]  # a flat handler: a group there never fires
+    assert "matcher" in ours_tree["PreToolUse"][0]
+
+
+# --- idempotence and reversal ------------------------------------------------------------
+
+
+def test_install_twice_is_byte_identical(home: Path) -> None:
+    assert install(home).code == 0
+    once = snapshot(home)
+    again = install(home)
+    assert again.code == 0
+    assert snapshot(home) == once
+    assert "unchanged" in again.out
+
+
+def test_uninstall_restores_every_byte(home: Path) -> None:
+    before = snapshot(home)
+    assert install(home).code == 0
+    assert snapshot(home) != before
+    result = uninstall(home)
+    assert result.code == 0, result.out + result.err
+    assert snapshot(home) == before
+
+
+def test_fresh_home_install_uninstall_leaves_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "empty"
+    home.mkdir()
+    assert install(home).code == 0
+    assert (home / ".claude/settings.json").is_file()
+    assert json.loads((home / ".claude/settings.json").read_text())["hooks"]
+    assert uninstall(home).code == 0
+    assert snapshot(home) == {}
+
+
+def test_uninstall_after_user_edits_is_surgical(home: Path) -> None:
+    assert install(home).code == 0
+    claude = home / ".claude/settings.json"
+    claude.write_text(claude.read_text().replace('"theme": "dark"', '"theme": "light"'))
+    codex = home / ".codex/config.toml"
+    codex.write_text(codex.read_text() + "# added by hand after the install\n")
+    gemini = home / ".gemini/settings.json"
+    gemini.write_text(gemini.read_text().replace('"vimMode": true', '"vimMode": false'))
+    assert uninstall(home).code == 0
+    light = fixture_text("claude").replace('"theme": "dark"', '"theme": "light"')
+    assert claude.read_text() == light
+    assert codex.read_text() == fixture_text("codex") + "\n# added by hand after the install\n"
+    no_vim = fixture_text("gemini").replace('"vimMode": true', '"vimMode": false')
+    assert gemini.read_text() == no_vim
+    assert not (home / HARNESS).exists()
+
+
+def test_uninstall_one_vendor_keeps_the_rest(home: Path) -> None:
+    assert install(home).code == 0
+    assert uninstall(home, "--vendor", "claude").code == 0
+    assert (home / ".claude/settings.json").read_text() == fixture_text("claude")
+    assert len(ours(home / ".codex/config.toml")) == 3
+    assert (home / HARNESS / "bin/pd-hook-stop").is_file()
+    assert uninstall(home).code == 0
+    assert not (home / HARNESS).exists()
+
+
+def test_uninstall_without_ledger_is_an_error(home: Path) -> None:
+    result = uninstall(home)
+    assert result.code == 1
+    assert "no hookshape ledger" in result.err
+
+
+def test_symlinked_config_stays_a_symlink(home: Path, tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "claude.json"
+    (home / ".claude/settings.json").rename(real)
+    (home / ".claude/settings.json").symlink_to(real)
+    assert install(home, "--vendor", "claude").code == 0
+    assert (home / ".claude/settings.json").is_symlink()
+    assert len(ours(real)) == 3
+    assert uninstall(home).code == 0
+    assert real.read_text() == fixture_text("claude")
+
+
+def test_home_from_the_environment(tmp_path: Path) -> None:
+    home = tmp_path / "envhome"
+    home.mkdir()
+    seed(home, ("claude",))
+    result = hs("install", "--spec", str(SPEC), "--vendor", "claude",
+                env={"HOOKSHAPE_HOME": str(home)})
+    assert result.code == 0, result.err
+    assert len(ours(home / ".claude/settings.json")) == 3
+
+
+def test_legacy_switches_are_turned_on_and_back_off(tmp_path: Path) -> None:
+    home = tmp_path / "legacy"
+    settings = home / ".gemini/settings.json"
+    settings.parent.mkdir(parents=True)
+    text = '{\n  "tools": {"enableHooks": false},\n  "hooks": {\n    "enabled": false\n  }\n}\n'
+    settings.write_text(text)
+    codex = home / ".codex/config.toml"
+    codex.parent.mkdir()
+    codex.write_text("[features]\ncodex_hooks = false # old name\n")
+    assert install(home, "--vendor", "gemini", "--vendor", "codex").code == 0
+    data = json.loads(settings.read_text())
+    assert data["tools"]["enableHooks"] is True and data["hooks"]["enabled"] is True
+    assert len(data["hooks"]["BeforeAgent"]) == 1
+    assert "codex_hooks = true # old name" in codex.read_text()
+    settings.write_text(settings.read_text() + "\n")  # a user edit: uninstall goes surgical
+    assert uninstall(home).code == 0
+    assert settings.read_text() == text + "\n"
+    assert codex.read_text() == "[features]\ncodex_hooks = false # old name\n"
+
+
+# --- dry run and refusals ----------------------------------------------------------------
+
+
+def test_dry_run_writes_nothing(home: Path) -> None:
+    before = snapshot(home)
+    result = install(home, "--dry-run")
+    assert result.code == 0
+    assert snapshot(home) == before
+    assert f"+++ b{home}/.claude/settings.json" in result.out
+    assert "would stage" in result.out and "pd-hook-pre-tool" in result.out
+    assert '-hooks = false   # TODO: turn back on' in result.out
+
+
+def test_uninstall_dry_run_writes_nothing(home: Path) -> None:
+    assert install(home).code == 0
+    before = snapshot(home)
+    result = uninstall(home, "--dry-run")
+    assert result.code == 0
+    assert snapshot(home) == before
+    assert "would remove" in result.out
+
+
+def test_malformed_json_is_refused_with_its_line(home: Path) -> None:
+    settings = home / ".claude/settings.json"
+    settings.write_text('{\n  "theme": "dark",\n  "model": "opus"\n  "env": {}\n}\n')
+    before = snapshot(home)
+    result = install(home)
+    assert result.code == 1
+    assert f"{settings}:4:3: invalid JSON" in result.err
+    assert snapshot(home) == before
+
+
+def test_malformed_toml_is_refused_with_its_line(home: Path) -> None:
+    config = home / ".codex/config.toml"
+    config.write_text('model = "gpt-5.5"\n[features\nhooks = true\n')
+    before = snapshot(home)
+    result = install(home)
+    assert result.code == 1
+    assert re.search(rf"{re.escape(str(config))}:2:\d+: invalid TOML", result.err), result.err
+    assert snapshot(home) == before
+
+
+def test_toml_the_block_would_break_is_refused(home: Path) -> None:
+    config = home / ".codex/config.toml"
+    config.write_text("hooks = { PreToolUse = [] }\n")
+    before = snapshot(home)
+    result = install(home, "--vendor", "codex")
+    assert result.code == 1
+    assert "once the hookshape block is added" in result.err
+    assert snapshot(home) == before
+
+
+# --- homes, edits, races -----------------------------------------------------------------
+
+
+def test_moved_harness_home_replaces_entries(home: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "pd-one", tmp_path / "pd-two"
+    assert install(home, env={"PD_HOME": str(first)}).code == 0
+    assert install(home, env={"PD_HOME": str(second)}).code == 0
+    for _, rel in SEEDS.values():
+        found = ours(home / rel)
+        assert len(found) == 3
+        assert all(f'"{second}/bin/' in c for c in found), found
+
+
+def test_edited_entry_is_reported_and_kept_unless_forced(home: Path) -> None:
+    assert install(home).code == 0
+    settings = home / ".claude/settings.json"
+    edited = settings.read_text().replace('"timeout": 5', '"timeout": 7', 1)
+    settings.write_text(edited)
+    result = install(home)
+    assert result.code == 1
+    assert "was edited since the last install" in result.out
+    assert settings.read_text() == edited
+    forced = install(home, "--force")
+    assert forced.code == 0
+    assert '"timeout": 7' not in settings.read_text()
+    assert len(ours(settings)) == 3
+
+
+def test_edited_codex_block_is_kept(home: Path) -> None:
+    assert install(home).code == 0
+    config = home / ".codex/config.toml"
+    edited = config.read_text().replace("timeout = 5", "timeout = 9", 1)
+    config.write_text(edited)
+    assert install(home).code == 1
+    assert config.read_text() == edited
+    assert uninstall(home).code == 1
+    assert config.read_text() == edited
+    assert uninstall(home, "--force").code == 0
+    assert config.read_text() == fixture_text("codex")
+
+
+def test_concurrent_installs_leave_one_set(home: Path) -> None:
+    args = ["install", "--spec", str(SPEC), "--home", str(home)]
+    runs = [proc(*args) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in runs]
+    assert [p.returncode for p in runs] == [0, 0], outs
+    for _, rel in SEEDS.values():
+        assert len(ours(home / rel)) == 3
+    ledger = json.loads((home / HARNESS / "hookshape-ledger.json").read_text())
+    assert len(ledger["configs"]) == 4
+    assert not (home / HARNESS / ".hookshape.lock").exists()
+
+
+def test_a_held_lock_is_a_clear_error(home: Path) -> None:
+    lock = home / HARNESS / ".hookshape.lock"
+    lock.mkdir(parents=True)
+    (lock / "pid").write_text(f"{os.getpid()}\n")
+    with pytest.raises(HookshapeError, match="held by pid"), \
+            locks.held(home / HARNESS, wait_s=0.2):
+        pass
+
+
+def test_a_stale_lock_is_broken(home: Path) -> None:
+    lock = home / HARNESS / ".hookshape.lock"
+    lock.mkdir(parents=True)
+    (lock / "pid").write_text("999999999\n")
+    assert install(home).code == 0
+    assert not lock.exists()
+
+
+# --- scope, --from, the staged tree ------------------------------------------------------
+
+
+def test_project_scope(home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    user_before, project_before = snapshot(home), snapshot(project)
+    result = install(home, "--scope", "project", "--project", str(project))
+    assert result.code == 0, result.err
+    for path in (".claude/settings.json", ".gemini/settings.json", ".codex/config.toml",
+                 ".agents/hooks.json"):
+        assert len(ours(project / path)) == 3
+    assert {k: v for k, v in snapshot(home).items() if not k.startswith(HARNESS)} == user_before
+    assert uninstall(home, "--scope", "project", "--project", str(project)).code == 0
+    assert snapshot(project) == project_before
+    assert snapshot(home) == user_before
+
+
+def test_install_from_an_extracted_dist(home: Path, tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    assert hs("render", "--spec", str(SPEC), "--out", str(dist)).code == 0
+    result = install(home, "--from", str(dist))
+    assert result.code == 0, result.err
+    for path in (dist / "bin").rglob("*"):
+        if path.is_file():
+            staged = home / HARNESS / path.relative_to(dist)
+            assert staged.read_bytes() == path.read_bytes()
+
+
+def test_from_refuses_a_tampered_copy(home: Path, tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    assert hs("render", "--spec", str(SPEC), "--out", str(dist)).code == 0
+    gate = dist / "bin/pd-hook-stop"
+    gate.write_bytes(gate.read_bytes() + b"# tampered\n")
+    before = snapshot(home)
+    result = install(home, "--from", str(dist))
+    assert result.code == 1
+    assert "sha256 does not match MANIFEST" in result.err
+    assert snapshot(home) == before
+
+
+def test_staged_tree_modes_owner_and_contents(home: Path) -> None:
+    assert install(home).code == 0
+    host = testinfra.get_host("local://")
+    harness = home / HARNESS
+    user = getpass.getuser()
+    for art in script_artifacts(loaded()):
+        staged = host.file(str(harness / art.path))
+        assert staged.is_file
+        assert staged.mode == 0o755
+        assert staged.user == user
+        assert staged.content == art.data
+    for folder in (harness, harness / "bin", harness / "bin/squid"):
+        assert host.file(str(folder)).is_directory
+        assert host.file(str(folder)).mode == 0o700
+    ledger = host.file(str(harness / "hookshape-ledger.json"))
+    assert ledger.mode == 0o600
+    assert json.loads(ledger.content_string)["harness_home"] == str(harness)
+
+
+def test_backups_hold_the_pre_install_bytes(home: Path) -> None:
+    assert install(home).code == 0
+    backups = list((home / HARNESS / "backups").rglob("settings.json"))
+    assert {b.read_text() for b in backups} == {fixture_text("claude"), fixture_text("gemini")}
+
+
+def test_unknown_vendor_is_a_user_error(home: Path) -> None:
+    result = install(home, "--vendor", "cursor")
+    assert result.code == 1
+    assert "unknown vendor 'cursor'" in result.err
+
+
+# --- the JSON surgical editor ------------------------------------------------------------
+
+STYLES = {
+    "two-space": '{\n  "a": 1,\n  "list": [\n    {"x": 1}\n  ]\n}\n',
+    "four-space": '{\n    "a": 1,\n    "list": []\n}',
+    "tabs": '{\n\t"a": 1,\n\t"list": [\n\t\t2\n\t]\n}\n',
+    "compact": '{"a":1,"list":[1,2]}',
+    "crlf": '{\r\n  "a": 1,\r\n  "list": [\r\n    3\r\n  ]\r\n}\r\n',
+    "empty-list-spaced": '{\n  "list": [ ]\n}\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(STYLES))
+def test_jsonedit_append_then_remove_is_exact(name: str) -> None:
+    text = STYLES[name]
+    style = je.detect_style(text)
+    root = je.scan(text)
+    value = {"hooks": [{"type": "command", "command": "x"}]}
+    grown = je.append_item(text, root.get("list"), value, style)  # type: ignore[arg-type]
+    assert json.loads(grown)["list"][-1] == value
+    items = je.scan(grown).get("list")
+    assert items is not None
+    shrunk = je.remove_item(grown, items, len(items.items) - 1)
+    if name == "empty-list-spaced":
+        assert json.loads(shrunk) == json.loads(text)
+    else:
+        assert shrunk == text
+    added = je.append_member(text, root, "new", [1, {"b": None}], style)
+    assert json.loads(added)["new"] == [1, {"b": None}]
+    assert je.remove_member(added, je.scan(added), "new") == text
+
+
+def test_jsonedit_reuses_the_files_indentation() -> None:
+    text = STYLES["tabs"]
+    grown = je.append_member(text, je.scan(text), "k", {"v": [1]}, je.detect_style(text))
+    assert '\n\t"k": {\n\t\t"v": [\n\t\t\t1\n\t\t]\n\t}\n}' in grown
+
+
+def test_jsonedit_locates_parse_errors() -> None:
+    with pytest.raises(HookshapeError, match=r"x\.json:2:10: invalid JSON"):
+        je.parse('{\n  "a": 1 "b": 2}', Path("x.json"))

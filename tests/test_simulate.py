@@ -1,0 +1,213 @@
+"""hookshape simulate: every vendor x role on the built-in examples (the verdict must be what
+the vendor's dialect says about the output observed, whatever today's tentacles print), the
+verdict rules on synthetic runs, and the options."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.installkit import SPEC, hs, loaded
+
+from hookshape.install.verdict import Run, verdict
+from hookshape.profiles import Profile
+
+LOADED = loaded()
+VENDORS = sorted(LOADED.profiles)
+ROLES = ("prompt", "pre_tool", "post_tool", "stop")
+STOP_DECISION = {"decision-block": "block", "decision-deny": "deny",
+                 "decision-continue": "continue"}
+
+
+def simulate(*args: str, stdin: str | None = None) -> tuple[int, dict[str, str]]:
+    result = hs("simulate", "--spec", str(SPEC), *args, stdin=stdin)
+    fields: dict[str, str] = {}
+    for line in result.out.splitlines():
+        key, sep, value = line.partition(": ")
+        if sep and key in {"vendor", "script", "payload", "home", "exit code", "stdout", "stderr",
+                           "verdict"}:
+            fields[key] = value
+    return result.code, fields
+
+
+def obj_of(stdout: str) -> dict[str, Any] | None:
+    text = stdout.strip()
+    if not text or text == "(empty)":
+        return None
+    value = json.loads(text)
+    assert isinstance(value, dict), "stdout must be one JSON object or nothing"
+    return value
+
+
+def expected(profile: Profile, role: str, code: int, out: dict[str, Any] | None) -> str:
+    """The verdict's opening words, from the dialect data (an independent reading)."""
+    name, dialect = profile.vendor.display, profile.dialect
+    hso = (out or {}).get("hookSpecificOutput") or {}
+    if role == "stop" and out and out.get("decision") == STOP_DECISION[dialect.stop_block]:
+        return f"{name} keeps the agent working with: "
+    if role == "pre_tool" and (hso.get("permissionDecision") == "deny"
+                               or (out or {}).get("decision") == "deny"):
+        return f"{name} blocks the "
+    if role == "prompt" and hso.get("additionalContext"):
+        return f"{name} adds this context to the turn: "
+    if role == "prompt" and (out or {}).get("injectSteps"):
+        return f"{name} adds this message before the model call: "
+    if role == "pre_tool" and hso.get("additionalContext") and dialect.tool_warn == "context":
+        return f"{name} lets the "
+    if out is None and code == 0:
+        return "nothing happens: "
+    return ""
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_every_vendor_and_role_on_the_builtin_example(vendor: str, role: str) -> None:
+    code, fields = simulate("--vendor", vendor, "--tentacle", role)
+    assert code == 0, fields
+    assert fields["payload"] == f"built-in example {vendor}/{role}.json"
+    exit_code = int(fields["exit code"])
+    assert exit_code in (0, 2), "tentacles fail open: 0, or 2 for a deliberate block"
+    out = obj_of(fields["stdout"])
+    profile = LOADED.profiles[vendor]
+    assert fields["verdict"].startswith(expected(profile, role, exit_code, out)), fields
+    assert profile.vendor.display in fields["verdict"] or fields["verdict"].startswith("nothing")
+
+
+def test_examples_are_shaped_like_their_vendor() -> None:
+    root = Path(__file__).resolve().parents[1] / "generator/hookshape/examples"
+    for vendor in VENDORS:
+        profile = LOADED.profiles[vendor]
+        for role in ROLES:
+            data = json.loads((root / vendor / f"{role}.json").read_text())
+            if profile.payload.event:
+                assert data[profile.payload.event] == profile.events.of(role)
+            top = profile.payload.session[0].split(".")[0]
+            assert top in data
+
+
+def test_payload_from_a_file_and_from_stdin(tmp_path: Path) -> None:
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "Stop",
+               "stop_hook_active": True, "last_assistant_message": "done"}
+    path = tmp_path / "stop.json"
+    path.write_text(json.dumps(payload))
+    code, fields = simulate("--vendor", "claude", "--tentacle", "stop", "--payload", str(path))
+    assert code == 0 and fields["payload"] == str(path)
+    assert fields["verdict"].startswith("nothing happens"), "stop_hook_active never blocks"
+    code, fields = simulate("--vendor", "claude", "--tentacle", "pd-hook-stop", "--payload", "-",
+                            stdin=json.dumps(payload))
+    assert code == 0 and fields["payload"] == "stdin"
+
+
+def test_gate_runs_in_a_prepared_scratch_home() -> None:
+    code, fields = simulate("--vendor", "codex", "--tentacle", "prompt", "--gate")
+    assert code == 0
+    assert "(gate pd-hook-prompt)" in fields["script"]
+    assert "scratch" in fields["home"]
+    out = obj_of(fields["stdout"])
+    assert fields["verdict"].startswith(expected(LOADED.profiles["codex"], "prompt", 0, out))
+
+
+def test_gate_with_a_home_that_is_not_ready_does_nothing(tmp_path: Path) -> None:
+    code, fields = simulate("--vendor", "claude", "--tentacle", "stop", "--gate",
+                            "--home", str(tmp_path))
+    assert code == 0
+    assert fields["stdout"] == "(empty)"
+    assert fields["verdict"] == "nothing happens: the agent stops"
+
+
+def test_a_named_shell_runs_the_script() -> None:
+    code, fields = simulate("--vendor", "gemini", "--tentacle", "prompt", "--shell", "sh")
+    assert code == 0 and int(fields["exit code"]) == 0
+
+
+def test_unknown_tentacle_is_a_user_error() -> None:
+    result = hs("simulate", "--spec", str(SPEC), "--vendor", "claude", "--tentacle", "nope")
+    assert result.code == 1
+    assert "no tentacle 'nope'" in result.err
+
+
+# --- the verdict rules, on synthetic runs ------------------------------------------------
+
+PAYLOAD = {"tool_name": "Write", "toolCall": {"name": "write_to_file"}}
+DENY_HSO = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                              "permissionDecision": "deny",
+                                              "permissionDecisionReason": "BLOCKED: a.ts"}})
+DENY_DECISION = json.dumps({"decision": "deny", "reason": "BLOCKED: a.ts"})
+
+
+def say(vendor: str, role: str, code: int, stdout: str = "", stderr: str = "") -> str:
+    return verdict(LOADED.profiles[vendor], role, PAYLOAD, Run(code, stdout, stderr))
+
+
+def test_hso_deny_blocks() -> None:
+    assert say("claude", "pre_tool", 0, DENY_HSO) == \
+        "Claude Code blocks the Write call and shows the agent: BLOCKED: a.ts"
+
+
+def test_decision_deny_blocks() -> None:
+    assert say("gemini", "pre_tool", 0, DENY_DECISION).startswith("Gemini CLI blocks the Write")
+    assert say("agy", "pre_tool", 0, DENY_DECISION).startswith(
+        "Antigravity blocks the write_to_file")
+
+
+def test_exit_2_with_stderr_blocks_where_the_exit_code_counts() -> None:
+    assert say("codex", "pre_tool", 2, "", "BLOCKED: a.ts").startswith("Codex CLI blocks")
+    assert say("gemini", "pre_tool", 2, "", "BLOCKED: a.ts").startswith("Gemini CLI blocks")
+    assert say("agy", "pre_tool", 2, "", "BLOCKED: a.ts").startswith("nothing happens")
+
+
+def test_exit_2_with_json_or_no_text_does_not_block_where_the_dialect_says_so() -> None:
+    assert say("gemini", "pre_tool", 2, '{"x":1}', "BLOCKED").startswith("nothing happens")
+    assert say("claude", "pre_tool", 2, "", "").startswith("nothing happens")
+
+
+def test_warning_channels() -> None:
+    ctx = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                             "additionalContext": "WARNING: a.ts"}})
+    assert say("claude", "pre_tool", 0, ctx) == \
+        "Claude Code lets the Write call run and adds this context: WARNING: a.ts"
+    assert say("codex", "pre_tool", 0, "", "WARNING: a.ts") == \
+        "Codex CLI lets the Write call run and shows this warning: WARNING: a.ts"
+
+
+def test_prompt_context_channels() -> None:
+    hso = json.dumps({"hookSpecificOutput": {"hookEventName": "BeforeAgent",
+                                             "additionalContext": "line one\nline two"}})
+    assert say("gemini", "prompt", 0, hso) == \
+        "Gemini CLI adds this context to the turn: line one line two"
+    steps = json.dumps({"injectSteps": [{"ephemeralMessage": "hello"}]})
+    assert say("agy", "prompt", 0, steps) == \
+        "Antigravity adds this message before the model call: hello"
+    assert say("agy", "prompt", 0, hso).startswith("nothing happens")
+
+
+def test_stop_channels_follow_the_dialect() -> None:
+    block = json.dumps({"decision": "block", "reason": "SITREP missing"})
+    deny = json.dumps({"decision": "deny", "reason": "SITREP missing"})
+    cont = json.dumps({"decision": "continue", "reason": "SITREP missing"})
+    assert say("claude", "stop", 0, block) == \
+        "Claude Code keeps the agent working with: SITREP missing"
+    assert say("codex", "stop", 0, block).startswith("Codex CLI keeps the agent working")
+    assert say("gemini", "stop", 0, deny).startswith("Gemini CLI keeps the agent working")
+    assert say("agy", "stop", 0, cont).startswith("Antigravity keeps the agent working")
+    assert say("gemini", "stop", 0, block).startswith("nothing happens")
+    message = json.dumps({"systemMessage": "Reminder: add a SITREP"})
+    assert say("claude", "stop", 0, message) == \
+        "Claude Code lets the agent stop and shows the user: Reminder: add a SITREP"
+    assert say("codex", "stop", 0, message).startswith("nothing happens")
+
+
+def test_broken_output_is_nothing() -> None:
+    assert say("gemini", "pre_tool", 0, "not json") == ("nothing happens: stdout is not JSON, so "
+                                                         "Gemini CLI ignores it; Gemini CLI runs "
+                                                         "the Write call")
+    assert say("claude", "stop", 1, "", "boom").startswith(
+        "nothing happens: exit 1 is a non-blocking")
+
+
+def test_post_tool() -> None:
+    assert say("claude", "post_tool", 0) == "nothing happens: the Write call already ran"
+    assert say("claude", "post_tool", 2, "", "careful").startswith(
+        "Claude Code shows the agent (after the Write call already ran): careful")
