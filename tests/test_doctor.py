@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.installkit import HARNESS, doctor, install, seed
+
+from hookshape.profiles import builtin_dir, load_profiles
 
 
 @pytest.fixture
@@ -276,3 +279,215 @@ def test_claude_write_before_read_note(wired: Path) -> None:
 
 def test_vendor_caveat_note(wired: Path) -> None:
     assert codes(report(wired, "--vendor", "agy"), "agy")["caveat"] == "info"
+
+
+# --- profile-driven contracts (auth, trust, also-read and legacy paths) ----------------------
+
+
+def profile_copy(tmp_path: Path, vendor: str, old: str, new: str) -> Path:
+    """A --profiles dir whose copy of a shipped profile has one text replaced."""
+    folder = tmp_path / "profiles"
+    folder.mkdir(exist_ok=True)
+    text = (builtin_dir() / f"{vendor}.toml").read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    (folder / f"{vendor}.toml").write_text(text.replace(old, new), encoding="utf-8")
+    return folder
+
+
+def test_auth_check_comes_from_the_profile_fields(wired: Path, tmp_path: Path) -> None:
+    settings = wired / ".gemini/settings.json"
+    data = json.loads(settings.read_text())
+    del data["security"]
+    settings.write_text(json.dumps(data, indent=4))
+    found = report(wired, "--vendor", "gemini", env={"GEMINI_API_KEY": "k"})
+    fix = next(f["fix"] for r in found["reports"] if r["vendor"] == "gemini"
+               for f in r["findings"] if f["code"] == "auth-not-selected")
+    assert "security.auth.selectedType = 'gemini-api-key'" in fix
+    folder = profile_copy(tmp_path, "gemini", 'auth_env = ["GEMINI_API_KEY"]',
+                          'auth_env = ["ZETA_KEY"]')
+    assert "auth-not-selected" not in codes(
+        report(wired, "--vendor", "gemini", "--profiles", str(folder),
+               env={"GEMINI_API_KEY": "k"}), "gemini")
+    assert codes(report(wired, "--vendor", "gemini", "--profiles", str(folder),
+                        env={"ZETA_KEY": "k"}), "gemini")["auth-not-selected"] == "warn"
+
+
+def test_trust_check_comes_from_the_profile_fields(wired: Path, tmp_path: Path) -> None:
+    folder = profile_copy(tmp_path, "codex", 'trust_table = "hooks.state"', 'trust_table = ""')
+    edit(folder / "codex.toml", 'trust_key = "trusted_hash"', 'trust_key = ""')
+    assert "untrusted" not in codes(
+        report(wired, "--vendor", "codex", "--profiles", str(folder)), "codex")
+    config = wired / ".codex/config.toml"
+    config.write_text(config.read_text() + '\n[hooks.state."pd-hook-stop:Stop"]\n'
+                      'reviewed = "yes"\n')
+    folder = profile_copy(tmp_path, "codex", 'trust_key = "trusted_hash"', 'trust_key = "reviewed"')
+    assert "untrusted" not in codes(
+        report(wired, "--vendor", "codex", "--profiles", str(folder)), "codex")
+    data = report(wired, "--vendor", "codex")  # the shipped key: trusted_hash, still missing
+    assert codes(data, "codex")["untrusted"] == "warn"
+    assert any("hooks.state" in m and "trusted_hash" in m
+               for m in messages(data, "codex", "untrusted"))
+
+
+def test_also_read_file_is_checked(wired: Path) -> None:
+    local = wired.parent / ".claude/settings.local.json"
+    local.parent.mkdir(parents=True)
+    local.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}))
+    data = report(wired, "--vendor", "claude")
+    assert any(str(local) in m for m in messages(data, "claude", "bad-shape"))
+    assert str(local) in next(r for r in data["reports"] if r["vendor"] == "claude")["files"]
+
+
+def test_legacy_path_says_only_older_versions_read_it(wired: Path) -> None:
+    old = wired / ".gemini/hooks.json"
+    old.write_text((wired / ".gemini/config/hooks.json").read_text())
+    data = report(wired, "--vendor", "agy")
+    assert codes(data, "agy")["unread-location"] == "warn"  # the current file is wired too
+    assert any(str(old) in m and "older versions" in m
+               for m in messages(data, "agy", "unread-location"))
+
+
+# --- readiness seen live: heartbeat, the gates' own log, the harness home ------------------
+
+
+def test_stale_heartbeat(wired: Path) -> None:
+    beat = wired / HARNESS / "heartbeat"
+    assert "stale-heartbeat" not in codes(report(wired), "harness")
+    old = time.time() - 600
+    os.utime(beat, (old, old))
+    data = report(wired)
+    assert codes(data, "harness")["stale-heartbeat"] == "warn"
+    assert any(re.search(r"heartbeat is 60\d s old \(the gates accept 30 s\)", m)
+               for m in messages(data, "harness", "stale-heartbeat")), data
+    assert "not-ready" not in codes(data, "harness")
+    beat.unlink()
+    assert codes(report(wired), "harness")["stale-heartbeat"] == "warn"
+
+
+def log_calls(home: Path, *outcomes: str) -> None:
+    log = home / HARNESS / "squid/debug.log"
+    now = time.time()
+    lines = []
+    for i, outcome in enumerate(outcomes):
+        run = f"{100 + i}-{int(now)}"
+        head = f"t={now - 60 + i:.3f}\trun={run}"
+        tail = "\ttentacle=pd-hook-pre-tool\tvendor=codex\tphase=PD EDIT"
+        lines.append(f"{head}\tev=start{tail}")
+        lines.append(f"{head}\tev=end{tail}\toutcome={outcome}\texit=0\tms=3")
+    log.write_text("\n".join(lines) + "\n")
+
+
+def test_gate_log_shows_every_recent_call_skipped(wired: Path) -> None:
+    log_calls(wired, "healthy", "not-ready", "not-ready", "unarmed", "not-ready", "not-ready")
+    data = report(wired)
+    assert codes(data, "harness")["gates-skipping"] == "warn"
+    [message] = messages(data, "harness", "gates-skipping")
+    assert "4 x not-ready (skipped: daemon not ready)" in message
+    assert "1 x unarmed (skipped: project not armed)" in message
+    log_calls(wired, "not-ready", "skipped-open", "healthy")
+    assert "gates-skipping" not in codes(report(wired), "harness")
+    log_calls(wired, "skipped-open")
+    assert any("circuit open" in m for m in messages(report(wired), "harness", "gates-skipping"))
+
+
+def test_harness_home_from_pd_home_but_not_set_for_doctor(home: Path, tmp_path: Path) -> None:
+    custom = tmp_path / "pd-custom"
+    assert install(home, env={"PD_HOME": str(custom)}).code == 0
+    data = report(home, "--vendor", "claude")
+    assert codes(data, "claude")["home-mismatch"] == "warn"
+    assert "stale-entry" not in codes(data, "claude")
+    fix = next(f["fix"] for r in data["reports"] if r["vendor"] == "claude"
+               for f in r["findings"] if f["code"] == "home-mismatch")
+    assert f"PD_HOME={custom}" in fix
+    with_env = report(home, "--vendor", "claude", env={"PD_HOME": str(custom)})
+    assert "home-mismatch" not in codes(with_env, "claude")
+    assert codes(with_env, "harness")["home-env"] == "info"
+
+
+def test_stale_entry_is_not_a_home_mismatch_without_a_ledger(home: Path, tmp_path: Path) -> None:
+    gone = tmp_path / "pd-gone"
+    assert install(home, env={"PD_HOME": str(gone)}).code == 0
+    (gone / "hookshape-ledger.json").unlink()
+    data = report(home, "--vendor", "claude")
+    assert "home-mismatch" not in codes(data, "claude")
+    assert codes(data, "claude")["stale-entry"] == "warn"
+
+
+# --- vendor notes come from the profiles' facts ------------------------------------------------
+
+
+@pytest.mark.parametrize(("vendor", "code"), [("claude", "write-before-read"),
+                                              ("gemini", "context-escaping"),
+                                              ("gemini", "prompt-refire"),
+                                              ("codex", "block-reason-suffix")])
+def test_vendor_note_is_the_profile_fact(wired: Path, vendor: str, code: str) -> None:
+    data = report(wired, "--vendor", vendor)
+    assert codes(data, vendor)[code] == "info"
+    fact = next(f.fact for f in load_profiles()[vendor].facts if f.doctor == code)
+    assert messages(data, vendor, code) == [fact]
+
+
+def test_claude_note_covers_edit_and_write(wired: Path) -> None:
+    [message] = messages(report(wired, "--vendor", "claude"), "claude", "write-before-read")
+    assert "Edit" in message and "Write" in message
+
+
+def test_gemini_notes_name_the_escaping_and_the_refire(wired: Path) -> None:
+    data = report(wired, "--vendor", "gemini")
+    assert "&lt;" in messages(data, "gemini", "context-escaping")[0]
+    assert "BeforeAgent fires again" in messages(data, "gemini", "prompt-refire")[0]
+    assert ". Command: " in messages(report(wired, "--vendor", "codex"), "codex",
+                                      "block-reason-suffix")[0]
+
+
+def test_a_note_marked_in_a_profile_shows_and_unmarked_does_not(wired: Path,
+                                                               tmp_path: Path) -> None:
+    folder = profile_copy(tmp_path, "codex", 'topic = "matcher"\n',
+                          'topic = "matcher"\ndoctor = "patch-matcher"\n')
+    edit(folder / "codex.toml", 'doctor = "block-reason-suffix"\n', "")
+    found = codes(report(wired, "--vendor", "codex", "--profiles", str(folder)), "codex")
+    assert found["patch-matcher"] == "info"
+    assert "block-reason-suffix" not in found
+
+
+# --- JSON with comments (Gemini reads settings.json with comments) -------------------------
+
+
+COMMENTED = '{\n  // theme picked by hand, see "ui" docs\n  "ui": {"theme": "GitHub"}, /* a // b */\n'
+
+
+def test_gemini_settings_with_comments_are_not_unparsable(wired: Path) -> None:
+    settings = wired / ".gemini/settings.json"
+    text = settings.read_text()
+    settings.write_text(COMMENTED + text.split("{", 1)[1])
+    data = report(wired, "--vendor", "gemini")
+    found = codes(data, "gemini")
+    assert "unparsable" not in found and "not-wired" not in found, found
+    assert found["comments"] == "info"
+    assert any("will not edit it" in m for m in messages(data, "gemini", "comments"))
+    assert data["exit"] == 0
+
+
+def test_gemini_comments_block_install_and_doctor_says_so(home: Path) -> None:
+    settings = home / ".gemini/settings.json"
+    settings.write_text(COMMENTED + settings.read_text().split("{", 1)[1])
+    assert install(home, "--vendor", "gemini").code == 1
+    data = report(home, "--vendor", "gemini")
+    assert codes(data, "gemini")["comments"] == "warn"
+    assert codes(data, "gemini")["not-wired"] == "error"
+    assert "unparsable" not in codes(data, "gemini")
+
+
+def test_comments_still_unparsable_where_the_vendor_forbids_them(wired: Path) -> None:
+    settings = wired / ".claude/settings.json"
+    settings.write_text(COMMENTED + settings.read_text().split("{", 1)[1])
+    assert codes(report(wired, "--vendor", "claude"), "claude")["unparsable"] == "error"
+
+
+def test_a_comment_marker_inside_a_string_is_kept(wired: Path) -> None:
+    settings = wired / ".gemini/settings.json"
+    data = json.loads(settings.read_text())
+    data["general"]["preferredEditor"] = "vim // not a comment /* nor this */"
+    settings.write_text("// lead\n" + json.dumps(data, indent=2))
+    found = codes(report(wired, "--vendor", "gemini"), "gemini")
+    assert found["comments"] == "info" and "unparsable" not in found

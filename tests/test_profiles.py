@@ -76,6 +76,45 @@ def test_profile_raw_toml_has_no_stray_keys(path: Path) -> None:
     assert set(data) == set(Profile.model_fields), path.name
 
 
+OPTIONAL_CONFIG = ("also_read", "legacy_paths", "other_paths", "json_comments", "auth_key",
+                   "auth_value", "auth_env", "trust_table", "trust_key")
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=SHIPPED_IDS)
+def test_doctor_fields_are_optional(path: Path) -> None:
+    """A profile without the doctor-only fields (a minimal made-up vendor) still validates, and
+    gets no auth, trust, comment or extra-path checks."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    for key in OPTIONAL_CONFIG:
+        data["config"].pop(key, None)
+    for fact in data["facts"]:
+        fact.pop("doctor", None)
+    profile = Profile.model_validate(data)
+    cfg = profile.config
+    assert cfg.also_read == cfg.legacy_paths == cfg.auth_env == []
+    assert not (cfg.auth_key or cfg.auth_value or cfg.trust_table or cfg.trust_key)
+    assert cfg.json_comments is False
+    assert all(f.doctor == "" for f in profile.facts)
+
+
+def test_shipped_doctor_contracts() -> None:
+    """The vendor contracts doctor checks live in the profiles, as data."""
+    found = load_profiles()
+    gemini, codex = found["gemini"].config, found["codex"].config
+    assert (gemini.auth_key, gemini.auth_value, gemini.auth_env) == (
+        "security.auth.selectedType", "gemini-api-key", ["GEMINI_API_KEY"])
+    assert gemini.json_comments and not found["claude"].config.json_comments
+    assert (codex.trust_table, codex.trust_key) == ("hooks.state", "trusted_hash")
+    assert found["claude"].config.also_read == [".claude/settings.local.json"]
+    assert found["agy"].config.legacy_paths == ["~/.gemini/antigravity-cli/hooks.json",
+                                                "~/.gemini/hooks.json"]
+    assert all(not p.config.other_paths for p in found.values())
+    codes = {vid: {f.doctor for f in p.facts if f.doctor} for vid, p in found.items()}
+    assert codes["claude"] == {"write-before-read"}
+    assert codes["gemini"] == {"context-escaping", "prompt-refire"}
+    assert codes["codex"] == {"block-reason-suffix"}
+
+
 def test_load_profiles_all_shipped() -> None:
     found = load_profiles()
     assert sorted(found) == SHIPPED_IDS
@@ -123,6 +162,16 @@ BROKEN = [
      'date = "2026-08"', r"facts\[1\]\.source", "required key is missing"),
     ("id-not-the-file-name", "agy", 'id = "agy"', 'id = "antigravity"', r"vendor\.id",
      "must match the file name"),
+    ("other-paths-is-split", "claude", 'also_read = [".claude/settings.local.json"]',
+     'other_paths = [".claude/settings.local.json"]', r"config\.other_paths", "also_read"),
+    ("auth-key-without-env", "gemini", 'auth_env = ["GEMINI_API_KEY"]\n', "",
+     r"config\.auth_env", "required with auth_key"),
+    ("trust-table-without-key", "codex", 'trust_key = "trusted_hash"\n', "",
+     r"config\.trust_key", "required with trust_table"),
+    ("bad-env-name", "gemini", 'auth_env = ["GEMINI_API_KEY"]', 'auth_env = ["GEMINI API KEY"]',
+     r"config\.auth_env\[0\]", "pattern"),
+    ("bad-doctor-code", "codex", 'doctor = "block-reason-suffix"', 'doctor = "Block Reason"',
+     r"facts\[5\]\.doctor", "pattern"),
 ]
 
 

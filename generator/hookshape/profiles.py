@@ -6,13 +6,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hookshape.errors import ProfileError
 from hookshape.spec import Role
 from hookshape.validation import parse_toml, validate
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")]
+Dotted = Annotated[str, Field(pattern=r"^([A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*)?$")]
+EnvVar = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+FindingCode = Annotated[str, Field(pattern=r"^([a-z][a-z0-9]*(-[a-z0-9]+)*)?$")]
 ContextDialect = Literal["hso", "inject-steps", "none"]
 ToolBlock = Literal["hso-deny", "decision-deny", "decision-deny-agy", "exit2-stderr"]
 ToolWarn = Literal["context", "stderr", "none"]
@@ -57,14 +60,57 @@ class Tools(_Strict):
 
 
 class ConfigInfo(_Strict):
+    """Where the vendor reads hooks, and the settings around them that `doctor` checks. The
+    fields after `runs_with` are optional: a profile that leaves one out gets no check for it."""
+
     format: ConfigFormat
     user_path: str
     project_path: str
-    other_paths: list[str] = []
     timeout_unit: Literal["s", "ms"]
     enable_switch: str = ""
     legacy_switches: list[str] = []
     runs_with: str
+    # Files this vendor version also reads hooks from (`~/...` = user home, else the project).
+    also_read: list[str] = []
+    # Files older versions read but this one does not: entries there never fire.
+    legacy_paths: list[str] = []
+    # Replaced by also_read + legacy_paths; accepted (empty) so older profile copies still load.
+    other_paths: list[str] = []
+    # The JSON config may hold // and /* */ comments (the vendor strips them before parsing).
+    json_comments: bool = False
+    # A settings key that must be set when one of auth_env is in the environment (to auth_value
+    # when given), e.g. Gemini: security.auth.selectedType = gemini-api-key for GEMINI_API_KEY.
+    auth_key: Dotted = ""
+    auth_value: str = ""
+    auth_env: list[EnvVar] = []
+    # Where the vendor records hooks a user reviewed and trusted, and the key that marks one
+    # trusted (Codex: [hooks.state."<key>"] trusted_hash); hooks without it are skipped.
+    trust_table: Dotted = ""
+    trust_key: str = ""
+
+    @field_validator("other_paths")
+    @classmethod
+    def _no_other_paths(cls, value: list[str]) -> list[str]:
+        if value:
+            raise ValueError("split into also_read (files this version also reads) and "
+                             "legacy_paths (files only older versions read)")
+        return value
+
+    @model_validator(mode="after")
+    def _pairs(self) -> ConfigInfo:
+        if bool(self.auth_key) != bool(self.auth_env):
+            missing = "auth_env" if self.auth_key else "auth_key"
+            raise ValueError(f"{missing}: required with "
+                             f"{'auth_key' if self.auth_key else 'auth_env'}")
+        if self.auth_value and not self.auth_key:
+            raise ValueError("auth_key: required with auth_value")
+        if bool(self.trust_table) != bool(self.trust_key):
+            missing = "trust_key" if self.trust_table else "trust_table"
+            raise ValueError(f"{missing}: required with "
+                             f"{'trust_table' if self.trust_table else 'trust_key'}")
+        if self.json_comments and self.format == "codex-toml":
+            raise ValueError("json_comments: only for a JSON config format")
+        return self
 
 
 class Dialect(_Strict):
@@ -98,6 +144,9 @@ class Fact(_Strict):
     fact: str
     source: str
     date: Annotated[str, Field(pattern=r"^\d{4}-\d{2}(-\d{2})?$")]
+    # When set, `doctor` shows this fact as an info finding under this code (e.g.
+    # "write-before-read"): vendor behaviour worth knowing when a hook seems not to work.
+    doctor: FindingCode = ""
 
 
 class Profile(_Strict):

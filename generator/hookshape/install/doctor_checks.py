@@ -1,6 +1,7 @@
 """`hookshape doctor`: for each vendor, is the harness wired, and if not, why. Every check is
-driven by the spec and the vendor profile (config format, paths, switches, timeout unit,
-facts), never by a vendor's name. An `error` is something that stops hooks from firing."""
+driven by the spec and the vendor profile (config format, paths, switches, timeout unit, auth
+and trust keys, facts marked for doctor), never by a vendor's name or by parsing a fact's
+text. An `error` is something that stops hooks from firing."""
 
 from __future__ import annotations
 
@@ -18,15 +19,17 @@ from hookshape import health
 from hookshape.entries import entries
 from hookshape.install import survey as surveys
 from hookshape.install.formats import switches
+from hookshape.install.ledger import ledger_path
 from hookshape.install.managed import Owner, owner
-from hookshape.install.paths import Homes, config_path, other_paths
+from hookshape.install.paths import Homes, also_read, config_path, harness_home, legacy_paths
 from hookshape.install.survey import Handler, Survey, lookup, trusted
 from hookshape.loader import Loaded
 from hookshape.profiles import Profile
 
 Severity = Literal["error", "warn", "info"]
-_AUTH_KEY = re.compile(r"settings need ([A-Za-z0-9_.]+)")
-_AUTH_ENV = re.compile(r"\b([A-Z][A-Z0-9_]*_API_KEY)\b")
+# The gate outcomes that skip the tentacle (see hookshape.health.OUTCOMES).
+SKIPS = frozenset({"not-ready", "unarmed", "skipped-open", "skipped-probe"})
+RECENT_CALLS = 5  # how many of the last gate calls the debug-log check looks at
 
 
 @dataclass(frozen=True)
@@ -81,11 +84,9 @@ def _surveys(profile: Profile, paths: list[Path]) -> list[Survey]:
 def seen(ctx: Ctx, profile: Profile) -> Seen:
     home, project = ctx.homes.user, ctx.project
     read = [config_path(profile, scope, home, project) for scope in ("user", "project")]
-    alternates = other_paths(profile, home, project)
-    user_level = [p for p, raw in zip(alternates, profile.config.other_paths, strict=True)
-                  if raw.startswith("~")]
-    read += [p for p in alternates if p not in user_level]
-    return Seen(profile, _surveys(profile, read), _surveys(profile, user_level))
+    read += also_read(profile, home, project)
+    old = [p for p in legacy_paths(profile, home, project) if p not in read]
+    return Seen(profile, _surveys(profile, read), _surveys(profile, old))
 
 
 Check = Callable[[Ctx, Seen], list[Finding]]
@@ -95,6 +96,26 @@ def check_parse(ctx: Ctx, s: Seen) -> list[Finding]:
     return [Finding("error", "unparsable", f"{v.error} (the vendor ignores this file)",
                     "fix the file at that line, then run `hookshape install`")
             for v in s.read + s.elsewhere if v.error]
+
+
+def check_comments(ctx: Ctx, s: Seen) -> list[Finding]:
+    """A JSON config with comments the vendor allows: fine for the vendor, but hookshape's
+    surgical JSON edits need plain JSON, so install and uninstall refuse the file."""
+    out = []
+    display = s.profile.vendor.display
+    for v in s.read:
+        if not v.comments or v.error:
+            continue
+        wired = bool(s.ours(ctx, [v]))
+        severity: Severity = "info" if wired else "warn"
+        out.append(Finding(severity, "comments",
+                           f"{v.path} holds comments: {display} reads it fine, but "
+                           "`hookshape install` and `hookshape uninstall` will not edit it (they "
+                           "stop with an \"invalid JSON\" error rather than lose the comments)",
+                           "remove the comments (or move the file aside), run the command, then "
+                           "put them back; or copy the entries from `hookshape install --dry-run` "
+                           "in by hand"))
+    return out
 
 
 def check_shape(ctx: Ctx, s: Seen) -> list[Finding]:
@@ -141,8 +162,8 @@ def check_elsewhere(ctx: Ctx, s: Seen) -> list[Finding]:
             where = config_path(s.profile, "user", ctx.homes.user, ctx.project)
             sev: Severity = "warn" if s.ours(ctx) else "error"
             out.append(Finding(sev, "unread-location",
-                               f"{v.path} holds hook entries, but this version of "
-                               f"{s.profile.vendor.display} reads {where}",
+                               f"{v.path} holds hook entries, but only older versions of "
+                               f"{s.profile.vendor.display} read that file; this one reads {where}",
                                f"run `hookshape install --vendor {s.profile.id}`, then remove "
                                f"the entries from {v.path}"))
     return out
@@ -167,17 +188,41 @@ def _script_findings(ctx: Ctx, command: str, where: str) -> list[Finding]:
     return out
 
 
+def _installed_elsewhere(ctx: Ctx, home: str) -> bool:
+    """The entries point at a home other than the default one, which holds a live install
+    (its ledger), while the harness's home variable is unset here."""
+    harness = ctx.loaded.spec.harness
+    default = harness_home(ctx.loaded.spec, ctx.homes.user, {})
+    return (not ctx.env.get(harness.home_env) and Path(home) != default
+            and ledger_path(Path(home)).is_file())
+
+
 def check_commands(ctx: Ctx, s: Seen) -> list[Finding]:
     out = []
     current = str(ctx.homes.harness)
+    elsewhere: dict[str, int] = {}
     for v, h in s.ours(ctx):
         where = f"{v.path}: {h.where}"
         out += _script_findings(ctx, h.command, where)
         home = ctx.own.home(h.command)
-        if home is not None and home != current:
-            out.append(Finding("warn", "stale-entry", f"{where} points at {home}, not at the "
-                               f"harness home {current}",
-                               "run `hookshape install` (it replaces entries of an old home)"))
+        if home is None or home == current:
+            continue
+        if _installed_elsewhere(ctx, home):
+            elsewhere[home] = elsewhere.get(home, 0) + 1
+            continue
+        out.append(Finding("warn", "stale-entry", f"{where} points at {home}, not at the "
+                           f"harness home {current}",
+                           "run `hookshape install` (it replaces entries of an old home)"))
+    env = ctx.loaded.spec.harness.home_env
+    for home, n in elsewhere.items():
+        out.append(Finding("warn", "home-mismatch",
+                           f"{n} {s.profile.vendor.display} entr{'ies' if n != 1 else 'y'} run "
+                           f"gates installed in {home} (its install ledger is there), but {env} is "
+                           f"not set here: the gates read {env} when they run, else use {current}, "
+                           "where they find no readiness lease and let every event through",
+                           f"run {s.profile.vendor.display} with {env}={home} in its environment "
+                           f"(e.g. export it in your shell profile; run doctor with it too), or "
+                           f"reinstall without {env} so the gates live in {current}"))
     return out
 
 
@@ -246,43 +291,48 @@ def check_switches(ctx: Ctx, s: Seen) -> list[Finding]:
 
 
 def check_trust(ctx: Ctx, s: Seen) -> list[Finding]:
-    if s.profile.config.format != "codex-toml" or not s.ours(ctx):
+    """From the profile's trust_table / trust_key: the vendor skips hooks nobody trusted."""
+    table, key = s.profile.config.trust_table, s.profile.config.trust_key
+    if not table or not s.ours(ctx):
         return []
     user = config_path(s.profile, "user", ctx.homes.user, ctx.project)
     data = next((v.data for v in s.read if v.path == user), {})
-    if trusted(data):
+    if trusted(data, table, key):
         return []
-    return [Finding("warn", "untrusted", f"{user}: no [hooks.state.\"<key>\"] trusted_hash "
-                    f"entries: {s.profile.vendor.display} skips hooks nobody reviewed, silently",
-                    f"start {s.profile.vendor.display}, open /hooks and trust the "
-                    f"{ctx.loaded.spec.harness.name} hooks")]
+    return [Finding("warn", "untrusted", f"{user}: no {table}.<hook> entries with {key}: "
+                    f"{s.profile.vendor.display} skips hooks nobody reviewed and trusted, silently",
+                    f"start {s.profile.vendor.display}, review its hooks and trust the "
+                    f"{ctx.loaded.spec.harness.name} hooks"
+                    + (f" ({s.profile.vendor.caveat})" if s.profile.vendor.caveat else ""))]
 
 
 def check_auth(ctx: Ctx, s: Seen) -> list[Finding]:
-    """From the profile's `auth` facts: a settings key the vendor needs when an API key is used."""
-    out = []
-    for fact in (f for f in s.profile.facts if f.topic == "auth"):
-        key, env = _AUTH_KEY.search(fact.fact), _AUTH_ENV.search(fact.fact)
-        if key is None or env is None or not ctx.env.get(env.group(1)):
-            continue
-        if not any(lookup(v.data, key.group(1)) for v in s.read):
-            out.append(Finding("warn", "auth-not-selected",
-                               f"{env.group(1)} is set but no settings file sets {key.group(1)}: "
-                               f"{fact.fact}", f"set {key.group(1)} in the user settings"))
-    return out
+    """From the profile's auth_key / auth_value / auth_env: a settings key the vendor needs set
+    when an API key is in its environment (else it picks an auth mode it then rejects)."""
+    cfg = s.profile.config
+    if not cfg.auth_key:
+        return []
+    present = [name for name in cfg.auth_env if ctx.env.get(name)]
+    if not present or any(lookup(v.data, cfg.auth_key) not in (None, "") for v in s.read):
+        return []
+    want = f"{cfg.auth_key} = {cfg.auth_value!r}" if cfg.auth_value else cfg.auth_key
+    return [Finding("warn", "auth-not-selected",
+                    f"{', '.join(present)} is set but no settings file sets {cfg.auth_key}: "
+                    f"{s.profile.vendor.display} then picks an auth mode a headless run rejects",
+                    f"set {want} in {config_path(s.profile, 'user', ctx.homes.user, ctx.project)}")]
 
 
 def check_notes(ctx: Ctx, s: Seen) -> list[Finding]:
-    """Known vendor behaviour worth knowing when a hook seems not to fire."""
+    """Known vendor behaviour worth knowing when a hook seems not to work: the profile's caveat
+    and every fact the profile marks with a doctor code."""
     out = [Finding("info", "caveat", s.profile.vendor.caveat)] if s.profile.vendor.caveat else []
-    out += [Finding("info", "write-before-read", f.fact) for f in s.profile.facts
-            if f.topic == "write validation"]
+    out += [Finding("info", f.doctor, f.fact) for f in s.profile.facts if f.doctor]
     return out
 
 
-CHECKS: list[Check] = [check_parse, check_shape, check_wired, check_elsewhere, check_commands,
-                       check_foreign_paths, check_duplicates, check_timeouts, check_switches,
-                       check_trust, check_auth, check_notes]
+CHECKS: list[Check] = [check_parse, check_comments, check_shape, check_wired, check_elsewhere,
+                       check_commands, check_foreign_paths, check_duplicates, check_timeouts,
+                       check_switches, check_trust, check_auth, check_notes]
 
 
 def vendor_report(ctx: Ctx, profile: Profile) -> Report:
@@ -328,14 +378,68 @@ def _first_line(path: Path) -> str:
         return ""
 
 
-def check_lease(ctx: Ctx) -> list[Finding]:
+def _leased(ctx: Ctx) -> bool:
     gate, home = ctx.loaded.spec.gate, ctx.homes.harness
     ready, pid = _first_line(home / gate.ready_file), _first_line(home / gate.pid_file)
-    if ready.isdigit() and ready == pid:
+    return ready.isdigit() and ready == pid
+
+
+def check_lease(ctx: Ctx) -> list[Finding]:
+    gate, home = ctx.loaded.spec.gate, ctx.homes.harness
+    if _leased(ctx):
         return []
     return [Finding("warn", "not-ready", f"no readiness lease ({home / gate.ready_file} and "
                     f"{home / gate.pid_file} do not agree): every gate lets events through unseen",
                     "start the harness daemon")]
+
+
+def check_heartbeat(ctx: Ctx) -> list[Finding]:
+    """The lease also needs a fresh heartbeat (mtime within heartbeat_max_age_s, as the gate
+    checks it); a stale one makes every gate skip, silently. A future mtime counts as fresh."""
+    if not _leased(ctx):
+        return []  # not-ready already says it
+    gate = ctx.loaded.spec.gate
+    beat, limit = ctx.homes.harness / gate.heartbeat_file, gate.heartbeat_max_age_s
+    fix = (f"restart the harness daemon: it must touch {beat} at least every {limit} s")
+    try:
+        age = time.time() - beat.stat().st_mtime
+    except OSError:
+        return [Finding("warn", "stale-heartbeat", f"{beat} does not exist: the daemon looks "
+                        "started but every gate counts it as not ready and lets events through "
+                        "unseen", fix)]
+    if int(age) <= limit:
+        return []
+    return [Finding("warn", "stale-heartbeat", f"{beat} is {age:.0f} s old (the gates accept "
+                    f"{limit} s): the daemon looks hung, and every gate lets events through "
+                    "unseen", fix)]
+
+
+def _skip_fix(ctx: Ctx, outcome: str | None) -> str:
+    gate, home = ctx.loaded.spec.gate, ctx.homes.harness
+    if outcome == "not-ready":
+        return (f"start the harness daemon in {home} (ready and pid files agreeing, heartbeat "
+                f"fresh), and run the vendor CLI with the same {ctx.loaded.spec.harness.home_env}")
+    if outcome == "unarmed":
+        return f"add the project root to {home / gate.armed_roots_file}"
+    return "see `hookshape status`; `hookshape status --reset` closes the breaker"
+
+
+def check_recent_calls(ctx: Ctx) -> list[Finding]:
+    """The gates' debug log (hookshape.health reads it): when the last calls all skipped their
+    tentacle, say why."""
+    recent = [e for e in health.events(ctx.loaded.spec, ctx.homes.harness, limit=RECENT_CALLS)
+              if e.outcome is not None]
+    if not recent or any(e.outcome not in SKIPS for e in recent):
+        return []
+    count = Counter(e.outcome for e in recent)
+    reasons = "; ".join(f"{n} x {outcome} ({health.outcome_words(outcome)})"
+                        for outcome, n in count.most_common())
+    log = ctx.homes.harness / ctx.loaded.spec.gate.debug_log
+    latest = health.local_time(recent[-1].time)
+    fixes = "; ".join(dict.fromkeys(_skip_fix(ctx, o) for o, _ in count.most_common()))
+    return [Finding("warn", "gates-skipping",
+                    f"the last {len(recent)} gate call{'s' if len(recent) != 1 else ''} in {log} "
+                    f"(latest {latest}) all skipped their tentacle: {reasons}", fixes)]
 
 
 def _armed(roots: Path, project: Path) -> bool:
@@ -382,8 +486,22 @@ def check_breaker(ctx: Ctx) -> list[Finding]:
     return out
 
 
-HARNESS_CHECKS: list[Callable[[Ctx], list[Finding]]] = [check_switch_files, check_lease,
-                                                        check_armed, check_breaker]
+def check_home_env(ctx: Ctx) -> list[Finding]:
+    """The harness home comes from an env var here: the vendor CLIs need the same value."""
+    harness = ctx.loaded.spec.harness
+    value = ctx.env.get(harness.home_env)
+    default = harness_home(ctx.loaded.spec, ctx.homes.user, {})
+    if not value or ctx.homes.harness == default:
+        return []
+    return [Finding("info", "home-env", f"{harness.home_env}={value} here: the gates read "
+                    f"{harness.home_env} when they run, so each vendor CLI must run with the same "
+                    f"value, or its gates look in {default}")]
+
+
+HARNESS_CHECKS: list[Callable[[Ctx], list[Finding]]] = [check_switch_files, check_home_env,
+                                                        check_lease, check_heartbeat,
+                                                        check_armed, check_breaker,
+                                                        check_recent_calls]
 
 
 def context(loaded: Loaded, homes: Homes, project: Path, env: Mapping[str, str]) -> Ctx:

@@ -57,8 +57,14 @@ def config_path(profile: Profile, scope: Scope, home: Path, project: Path) -> Pa
     return expand(raw, home, project)
 
 
-def other_paths(profile: Profile, home: Path, project: Path) -> list[Path]:
-    return [expand(raw, home, project) for raw in profile.config.other_paths]
+def also_read(profile: Profile, home: Path, project: Path) -> list[Path]:
+    """Files this vendor version reads hooks from besides its user and project config."""
+    return [expand(raw, home, project) for raw in profile.config.also_read]
+
+
+def legacy_paths(profile: Profile, home: Path, project: Path) -> list[Path]:
+    """Files older versions of the vendor read hooks from and this one does not."""
+    return [expand(raw, home, project) for raw in profile.config.legacy_paths]
 
 
 def project_dir(option: Path | None) -> Path:

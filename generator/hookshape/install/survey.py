@@ -36,12 +36,17 @@ class Survey:
     error: str = ""
     handlers: list[Handler] = field(default_factory=list)
     shape: list[str] = field(default_factory=list)
+    comments: bool = False  # JSON with // or /* */ comments (the profile says the vendor allows)
 
 
 def load(profile: Profile, path: Path) -> Survey:
     survey = Survey(path)
     try:
         text = path.read_text(encoding="utf-8")
+        if profile.config.json_comments:
+            plain = strip_comments(text)
+            survey.comments = plain != text
+            text = plain
         survey.data = _parse(profile, text, path)
     except (ConfigError, OSError, UnicodeDecodeError) as exc:
         survey.error = str(exc)
@@ -62,10 +67,46 @@ def _parse(profile: Profile, text: str, path: Path) -> dict[str, Any]:
     return data
 
 
+def strip_comments(text: str) -> str:
+    """JSON with comments as plain JSON: every `// ...` and `/* ... */` outside a string becomes
+    spaces (newlines kept), so an error in what remains is still reported at its line."""
+    out = []
+    i, n = 0, len(text)
+    in_string = False
+    while i < n:
+        char = text[i]
+        if in_string:
+            out.append(char)
+            if char == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 1
+            elif char == '"':
+                in_string = False
+            i += 1
+            continue
+        pair = text[i:i + 2]
+        if pair == "//":
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+        elif pair == "/*":
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+        else:
+            in_string = char == '"'
+            out.append(char)
+            i += 1
+            continue
+        out.append("".join(c if c in "\r\n" else " " for c in text[i:end]))
+        i = end
+    return "".join(out)
+
+
 def _switch_leaves(profile: Profile) -> set[str]:
-    """Keys under `hooks` that are switches, not events (e.g. a legacy `hooks.enabled`)."""
-    names = [profile.config.enable_switch, *profile.config.legacy_switches]
-    return {n.split(".", 1)[1] for n in names if n.startswith("hooks.")}
+    """Keys under `hooks` that are not events: switches (e.g. a legacy `hooks.enabled`) and the
+    vendor's trust records (e.g. Codex's `hooks.state`)."""
+    names = [profile.config.enable_switch, *profile.config.legacy_switches,
+             profile.config.trust_table]
+    return {n.split(".", 1)[1].split(".", 1)[0] for n in names if n.startswith("hooks.")}
 
 
 def _hooks(profile: Profile, survey: Survey) -> None:
@@ -76,7 +117,7 @@ def _hooks(profile: Profile, survey: Survey) -> None:
     if not isinstance(hooks, dict):
         survey.shape.append("hooks: not an object")
         return
-    skip = _switch_leaves(profile) | ({"state"} if profile.config.format == "codex-toml" else set())
+    skip = _switch_leaves(profile)
     for event, groups in hooks.items():
         if event in skip:
             continue
@@ -168,10 +209,11 @@ def lookup(data: dict[str, Any], dotted: str) -> Any:
     return node
 
 
-def trusted(data: dict[str, Any]) -> int:
-    """How many `[hooks.state."<key>"]` entries carry a trusted_hash (Codex's /hooks review)."""
-    state = lookup(data, "hooks.state")
+def trusted(data: dict[str, Any], table: str, key: str) -> int:
+    """How many entries of the profile's trust table carry its trust key (e.g. Codex's
+    `[hooks.state."<key>"] trusted_hash`, written by its /hooks review)."""
+    state = lookup(data, table)
     if not isinstance(state, dict):
         return 0
-    return sum(1 for v in state.values() if isinstance(v, dict) and v.get("trusted_hash"))
+    return sum(1 for v in state.values() if isinstance(v, dict) and v.get(key))
 
