@@ -130,12 +130,17 @@ def test_watchdog_and_its_sleep_end_with_the_child(rig: Rig) -> None:
 def _pipe_holders(inode: int) -> list[str]:
     """Command lines of the processes holding this pipe open."""
     found = []
-    for fd in Path("/proc").glob("[0-9]*/fd/*"):
-        try:
-            if os.readlink(fd) == f"pipe:[{inode}]":
-                found.append((fd.parents[1] / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+    for pid in Path("/proc").glob("[0-9]*"):
+        try:  # processes come and go while we look: a vanished one holds nothing
+            fds = list((pid / "fd").iterdir())
         except OSError:
             continue
+        for fd in fds:
+            try:
+                if os.readlink(fd) == f"pipe:[{inode}]":
+                    found.append((pid / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+            except OSError:
+                continue
     return found
 
 

@@ -92,6 +92,8 @@ class Halt(Strict):
     mcp_server: ScriptName
     daemon_names: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9._@-]+$")]]
     daemon_verbs: list[ScriptName]
+    shell_keywords: list[Annotated[str, Field(pattern=r"^[A-Za-z!{]+$")]]
+    command_separators: list[Annotated[str, Field(pattern=r"^-[A-Za-z-]+$")]]
     seen_line: Text
     complied_line: Text
 

@@ -440,6 +440,12 @@ function j__scalar(t, raw) {
 }
 
 function j__open(t,   p) {
+	# no hook payload nests this deep; deeper input would cost memory and time
+	# quadratic in the depth (every container keeps its path), so it ends here
+	if (J__d >= 128) {
+		J__err = 1
+		return
+	}
 	if (J__d == 0) {
 		p = ""
 		J__obj = (t == "o")

@@ -1,0 +1,576 @@
+"""Toolkit of the tentacle tests (tests/test_tentacle_*.py).
+
+Renders the four tentacles from the *current* templates into a temp dir (so the tests test the
+templates, never a stale dist/), runs them as subprocesses under a shell of the matrix with a
+private harness home, builds vendor payloads, states the expected answers from the spec's
+messages, and builds the degraded PATH farms (no jq; no jq nor python3; busybox only).
+
+Every run checks the stdout contract on the way: empty, or exactly one JSON object on one line
+of valid UTF-8.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+import time
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.shells import CORE, FIXTURES, ROOT, VENDORS, Shell
+
+__all__ = ["CORE", "FIXTURES", "VENDORS"]
+
+SPEC_PATH = ROOT / "hookshape.toml"
+SPEC = tomllib.loads(SPEC_PATH.read_text())
+MSG = SPEC["messages"]
+HEADER = MSG["sitrep_header"]
+NAMES = {t["role"]: t["name"] for t in SPEC["tentacles"]}
+ROLES = tuple(NAMES)
+STDIN_MAX = SPEC["harness"]["stdin_max_bytes"]
+SESSION_MAX = SPEC["harness"]["session_key_max"]
+STATE = SPEC["harness"]["state_dir"]
+PHEROMONE_TTL = SPEC["matrix"]["pheromone_ttl_s"]
+BLOCK_TTL = SPEC["stop"]["block_ttl_s"]
+MAX_ENTRIES = SPEC["prompt"]["max_entries"]
+MAX_BYTES = SPEC["prompt"]["max_bytes"]
+
+SITREP_CONTRACT = MSG["sitrep_contract"] + "\n" + HEADER
+STOP_DIRECTIVE = MSG["stop_directive"] + "\n" + HEADER
+STOP_SUGGEST = MSG["stop_suggest"] + "\n" + HEADER
+
+PROMPT_EVENT = {"claude": "UserPromptSubmit", "gemini": "BeforeAgent", "codex": "UserPromptSubmit",
+                "agy": "PreInvocation"}
+PRE_EVENT = {"claude": "PreToolUse", "gemini": "BeforeTool", "codex": "PreToolUse", "agy": "PreToolUse"}
+POST_EVENT = {"claude": "PostToolUse", "gemini": "AfterTool", "codex": "PostToolUse", "agy": "PostToolUse"}
+STOP_EVENT = {"claude": "Stop", "gemini": "AfterAgent", "codex": "Stop", "agy": "Stop"}
+EDIT_TOOL = {"claude": "Write", "gemini": "write_file", "codex": "apply_patch", "agy": "write_to_file"}
+SHELL_TOOL = {"claude": "Bash", "gemini": "run_shell_command", "codex": "Bash", "agy": "run_command"}
+MCP_TOOL = {"claude": "mcp__port-daddy__lock", "codex": "mcp__port-daddy__lock",
+            "gemini": "mcp_port-daddy_lock", "agy": "mcp_port-daddy_lock"}
+SHELL_IDS = [s.name for s in CORE]
+
+
+# ---------------------------------------------------------------------------------------------
+# rendering
+
+
+def render(out: Path, spec: Path = SPEC_PATH, profile_dirs: list[Path] | None = None) -> Path:
+    """Render the tentacles (and the gates once their template exists) under out; returns the
+    tentacle directory (out/bin/<tentacle_dir>)."""
+    from hookshape.loader import load
+    from hookshape.plan import shell_artifact
+
+    loaded = load(spec, profile_dirs)
+    sub = loaded.spec.harness.tentacle_dir
+    arts = []
+    for t in loaded.spec.tentacles:
+        arts.append(shell_artifact(loaded, f"bin/{sub}/{t.name}", f"tentacle-{t.role}.sh.jinja", t))
+        if (ROOT / "templates" / "gate.sh.jinja").is_file():
+            arts.append(shell_artifact(loaded, f"bin/{t.name}", "gate.sh.jinja", t))
+    for a in arts:
+        dest = out / a.path
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(a.data)
+        dest.chmod(0o755)
+    return out / "bin" / sub
+
+
+@pytest.fixture(scope="session")
+def squid(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tentacle directory rendered from the current templates (one per xdist worker)."""
+    return render(tmp_path_factory.mktemp("render"))
+
+
+# ---------------------------------------------------------------------------------------------
+# PATH farms
+
+
+def _executables(dirs: tuple[str, ...]) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for d in dirs:
+        p = Path(d)
+        if not p.is_dir():
+            continue
+        for entry in sorted(p.iterdir()):
+            if entry.name in found:
+                continue
+            try:
+                mode = entry.stat().st_mode
+            except OSError:
+                continue
+            if stat.S_ISREG(mode) and mode & 0o111:
+                found[entry.name] = entry
+    return found
+
+
+def farm(dest: Path, drop: tuple[str, ...] = (), swap: dict[str, str] | None = None) -> str:
+    """A dir of symlinks to every executable of /usr/bin and /bin except the names matching a
+    glob-ish prefix in drop (`python3*`) or an exact name; swap maps name -> other target."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name, path in _executables(("/usr/bin", "/bin")).items():
+        if any(name.startswith(d[:-1]) if d.endswith("*") else name == d for d in drop):
+            continue
+        (dest / name).symlink_to(path)
+    for name, target in (swap or {}).items():
+        (dest / name).unlink(missing_ok=True)
+        (dest / name).symlink_to(target)
+    return str(dest)
+
+
+def busybox_farm(dest: Path) -> str:
+    """A dir where every applet of `busybox --list` is a symlink to busybox."""
+    dest.mkdir(parents=True, exist_ok=True)
+    bb = shutil.which("busybox")
+    assert bb, "busybox is needed for the busybox-only PATH"
+    applets = subprocess.run([bb, "--list"], capture_output=True, text=True, check=True).stdout.split()
+    for a in applets:
+        (dest / a).symlink_to(bb)
+    return str(dest)
+
+
+@pytest.fixture(scope="session")
+def farms(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """PATH values: the full one, without jq, without jq and python3, busybox only, and two
+    with another awk (mawk, the one-true-awk) in front."""
+    base = tmp_path_factory.mktemp("farms")
+    out = {
+        "full": os.environ.get("PATH", "/usr/bin:/bin"),
+        "no-jq": farm(base / "nojq", drop=("jq",)),
+        "no-jq-no-python": farm(base / "nojqpy", drop=("jq", "python3*", "python")),
+        "busybox-only": busybox_farm(base / "busybox"),
+    }
+    for awk in ("mawk", "original-awk"):
+        target = shutil.which(awk)
+        if target:
+            out[f"awk={awk}"] = farm(base / awk, drop=("jq",), swap={"awk": target})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+
+
+@dataclass(frozen=True)
+class Run:
+    code: int
+    out: bytes
+    err: bytes
+
+    @property
+    def json(self) -> dict[str, Any] | None:
+        return stdout_object(self.out)
+
+    @property
+    def stderr(self) -> str:
+        return self.err.decode("utf-8", "replace")
+
+
+def stdout_object(out: bytes) -> dict[str, Any] | None:
+    """The stdout contract: nothing, or exactly one JSON object on one line (valid UTF-8)."""
+    if out == b"":
+        return None
+    assert out.endswith(b"\n") and out.count(b"\n") == 1, f"stdout is not one line: {out[:400]!r}"
+    text = out.decode("utf-8")  # strict: invalid UTF-8 fails here
+    obj = json.loads(text)
+    assert isinstance(obj, dict), f"stdout is not a JSON object: {text[:400]!r}"
+    return obj
+
+
+def shell_path(sh: Shell) -> list[str]:
+    exe = shutil.which(sh.argv[0])
+    assert exe, f"{sh.name} is not installed"
+    return [exe, *sh.argv[1:]]
+
+
+def run_script(script: Path, payload: bytes, sh: Shell, env: dict[str, str], cwd: Path,
+               timeout: float = 60, mem_limit: int | None = None) -> Run:
+    """Run in a process group of its own: a timeout kills the tentacle's whole tree (the
+    shell's subshell and awk too, never left behind). mem_limit caps the address space."""
+
+    def limits() -> None:
+        if mem_limit:
+            resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
+
+    proc = subprocess.Popen([*shell_path(sh), str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, cwd=cwd, start_new_session=True,
+                            preexec_fn=limits if mem_limit else None)
+    try:
+        out, err = proc.communicate(payload, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # stragglers of this run only
+    return Run(proc.returncode, out, err)
+
+
+class Pd:
+    """One private harness: home, project dir, env, matrix helpers and a runner."""
+
+    def __init__(self, root: Path, squid: Path, sh: Shell) -> None:
+        self.root = root
+        self.squid = squid
+        self.sh = sh
+        self.home = root / "pdhome"
+        self.home.mkdir()
+        self.proj = root / "proj"
+        self.proj.mkdir()
+        (root / "userhome").mkdir()
+        self.env: dict[str, str] = {"PD_HOME": str(self.home), "HOME": str(root / "userhome"),
+                                    "LANG": "C.UTF-8", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+    # -- files
+    @property
+    def state(self) -> Path:
+        return self.home / STATE
+
+    @property
+    def matrix(self) -> Path:
+        return self.home / "matrix.env"
+
+    @property
+    def halt_file(self) -> Path:
+        return self.home / "HALT"
+
+    @property
+    def distress(self) -> Path:
+        return self.home / "DISTRESS"
+
+    def marker(self, session: str) -> Path:
+        return self.state / SPEC["stop"]["marker_dir"] / f"{session}.blocked"
+
+    def add_matrix(self, *lines: str) -> None:
+        with self.matrix.open("a", encoding="utf-8") as f:
+            for line in lines:
+                f.write(line + "\n")
+
+    def lock(self, path: str | Path, holder: str) -> None:
+        self.add_matrix(f'PD_LOCK_{suffix(str(path))}="{mq(holder)}"')
+
+    def alert(self, ident: str, text: str) -> None:
+        self.add_matrix(f'PD_ALERT_{ident}="{mq(text)}"')
+
+    def trail(self, path: str | Path, note: str = "edited", actor: str = "bob",
+              age: float | None = 0, n: int = 1) -> str:
+        """A pheromone line; age in seconds before now (None: no ts tag). Returns its ts."""
+        parts = [str(path), note, f"actor:{actor}"]
+        ts = ""
+        if age is not None:
+            ts = iso(time.time() - age)
+            parts.append(f"ts:{ts}")
+        self.add_matrix(f'PD_PHEROMONE_{suffix(str(path))}_{n}="{mq(" | ".join(parts))}"')
+        return ts
+
+    def halt(self, reason: str = "maintenance window") -> None:
+        self.halt_file.write_text(reason + "\nsecond line is not the reason\n")
+
+    # -- running
+    def run(self, role: str, payload: bytes | str | dict[str, Any], *, env: dict[str, str | None] | None = None,
+            code: int | None = 0, cwd: Path | None = None, sh: Shell | None = None,
+            mem_limit: int | None = None, timeout: float = 60) -> Run:
+        if isinstance(payload, dict):
+            payload = json.dumps(payload)
+        data = payload.encode() if isinstance(payload, str) else payload
+        full = dict(self.env)
+        for k, v in (env or {}).items():
+            if v is None:
+                full.pop(k, None)
+            else:
+                full[k] = v
+        r = run_script(self.squid / NAMES[role], data, sh or self.sh, full, cwd or self.root, timeout, mem_limit)
+        stdout_object(r.out)
+        if code is not None:
+            assert r.code == code, f"exit {r.code} (want {code}); stderr: {r.stderr[:600]}"
+        return r
+
+
+@pytest.fixture(params=CORE, ids=SHELL_IDS)
+def sh(request: pytest.FixtureRequest) -> Shell:
+    shell: Shell = request.param
+    if not shell.available:
+        pytest.fail(f"{shell.name} is not installed (the core shells are required)")
+    return shell
+
+
+@pytest.fixture
+def pd(squid: Path, sh: Shell) -> Iterator[Pd]:
+    """A harness under a short private dir: lock suffixes are cut to 80 characters, so the
+    long pytest tmp paths would make every file of a directory share one lock."""
+    root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))
+    try:
+        yield Pd(root, squid, sh)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# matrix values, time
+
+
+def suffix(path: str) -> str:
+    """PD_LOCK_<SUFFIX>: runs of non-alphanumerics -> _, trimmed, upper-cased, cut to 80."""
+    s = re.sub(rb"[^A-Za-z0-9]+", b"_", path.encode("utf-8")).decode("ascii")
+    return s.strip("_").upper()[: SPEC["matrix"]["suffix_max"]]
+
+
+def mq(value: str) -> str:
+    """A value inside double quotes of a KEY="value" matrix line."""
+    return re.sub(r'([\\"$`])', r"\\\1", value)
+
+
+def munq(value: str) -> str:
+    return re.sub(r'\\([\\"$`])', r"\1", value)
+
+
+def iso(epoch: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(epoch)))
+
+
+ISO_RE = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"
+
+
+def from_iso(s: str) -> int:
+    import calendar
+
+    return calendar.timegm(time.strptime(s, "%Y-%m-%dT%H:%M:%SZ"))
+
+
+# ---------------------------------------------------------------------------------------------
+# payloads
+
+
+MISSING = object()
+
+
+def _base(vendor: str, event: str, cwd: str | Path, session: str) -> dict[str, Any]:
+    if vendor == "agy":
+        return {"conversationId": session, "transcriptPath": "/x/conv.db", "workspacePaths": [str(cwd)],
+                "artifactDirectoryPath": "/x/brain", "modelName": "gemini-3-pro"}
+    d: dict[str, Any] = {"session_id": session, "transcript_path": "/x/t.jsonl", "cwd": str(cwd)}
+    if vendor == "codex":
+        d["turn_id"] = "turn-1"
+    d["hook_event_name"] = event
+    if vendor == "codex":
+        d["model"] = "gpt-5.2-codex"
+    if vendor == "gemini":
+        d["timestamp"] = "2026-08-21T10:00:05.123Z"
+    return d
+
+
+def p_prompt(vendor: str, cwd: str | Path, session: str = "sess-1", invocation: Any = 0) -> dict[str, Any]:
+    d = _base(vendor, PROMPT_EVENT[vendor], cwd, session)
+    if vendor == "agy":
+        if invocation is not MISSING:
+            d["invocationNum"] = invocation
+        d["userPrompt"] = "do it"
+    else:
+        d["prompt"] = "do it"
+    return d
+
+
+def patch_body(*ops: tuple[str, str]) -> str:
+    """A patch body; ops are (kind, path) with kind Add, Update, Delete or Move (Move after an
+    Update gives `*** Move to:`)."""
+    lines = ["*** Begin Patch"]
+    for kind, path in ops:
+        if kind == "Move":
+            lines.append(f"*** Move to: {path}")
+        else:
+            lines.append(f"*** {kind} File: {path}")
+            if kind == "Add":
+                lines.append("+new line")
+            elif kind == "Update":
+                lines += ["@@", "-old", "+new"]
+    lines.append("*** End Patch")
+    return "\n".join(lines) + "\n"
+
+
+def p_tool(vendor: str, tool: str, args: dict[str, Any], cwd: str | Path, session: str = "sess-1",
+           post: bool = False) -> dict[str, Any]:
+    d = _base(vendor, (POST_EVENT if post else PRE_EVENT)[vendor], cwd, session)
+    if vendor == "agy":
+        d["stepIdx"] = 3
+        d["toolCall"] = {"name": tool, "args": args}
+        return d
+    d["tool_name"] = tool
+    d["tool_input"] = args
+    if post:
+        d["tool_response"] = "ok" if vendor == "codex" else {"success": True}
+    d["tool_use_id"] = "toolu_1"
+    return d
+
+
+def p_edit(vendor: str, path: str, cwd: str | Path, session: str = "sess-1", post: bool = False) -> dict[str, Any]:
+    """The vendor's main edit tool on one path (Codex: an apply_patch Update)."""
+    if vendor == "codex":
+        args: dict[str, Any] = {"command": patch_body(("Update", path))}
+    elif vendor == "agy":
+        args = {"TargetFile": path, "CodeContent": "x = 1\n", "Overwrite": True}
+    else:
+        args = {"file_path": path, "content": "x = 1\n"}
+    return p_tool(vendor, EDIT_TOOL[vendor], args, cwd, session, post)
+
+
+def p_shell(vendor: str, command: Any, cwd: str | Path, session: str = "sess-1") -> dict[str, Any]:
+    if vendor == "agy":
+        return p_tool(vendor, "run_command", {"CommandLine": command, "Cwd": str(cwd)}, cwd, session)
+    return p_tool(vendor, SHELL_TOOL[vendor], {"command": command}, cwd, session)
+
+
+def p_stop(vendor: str, text: Any, cwd: str | Path, session: str = "sess-1", active: Any = False) -> dict[str, Any]:
+    d = _base(vendor, STOP_EVENT[vendor], cwd, session)
+    if vendor == "agy":
+        d.update({"terminationReason": "NO_TOOL_CALL", "executionNum": 1, "fullyIdle": True, "error": ""})
+        return d
+    if active is not MISSING:
+        d["stop_hook_active"] = active
+    key = "prompt_response" if vendor == "gemini" else "last_assistant_message"
+    if text is not MISSING:
+        d[key] = text
+    return d
+
+
+# ---------------------------------------------------------------------------------------------
+# expected answers
+
+
+def block_msg(path: str | Path, holder: str) -> str:
+    return MSG["block"].format(path=path, holder=holder)
+
+
+def warn_msg(path: str | Path, holder: str) -> str:
+    return MSG["warn"].format(path=path, holder=holder)
+
+
+def halt_msg(reason: str) -> str:
+    return MSG["halt_block"].format(reason=reason)
+
+
+def tool_block(vendor: str, reason: str) -> dict[str, Any]:
+    if vendor in ("claude", "codex"):
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                       "permissionDecisionReason": reason}}
+    return {"decision": "deny", "reason": reason}
+
+
+def context(vendor: str, text: str, role: str = "prompt") -> dict[str, Any]:
+    if vendor == "agy":
+        return {"injectSteps": [{"ephemeralMessage": text}]}
+    event = (PROMPT_EVENT if role == "prompt" else PRE_EVENT)[vendor]
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+def stop_block(vendor: str) -> dict[str, Any] | None:
+    if vendor == "agy":
+        return None
+    return {"decision": "deny" if vendor == "gemini" else "block", "reason": STOP_DIRECTIVE}
+
+
+def stop_suggest(vendor: str) -> dict[str, Any] | None:
+    if vendor in ("claude", "gemini"):
+        return {"systemMessage": STOP_SUGGEST}
+    return None
+
+
+def assert_warn(vendor: str, r: Run, text: str) -> None:
+    """warn: Claude/Gemini context JSON; Codex the text on stderr, nothing on stdout; agy nothing."""
+    assert r.code == 0
+    if vendor in ("claude", "gemini"):
+        assert r.json == context(vendor, text, role="pre_tool")
+    elif vendor == "codex":
+        assert r.out == b""
+        assert r.stderr == text + "\n"
+    else:
+        assert r.out == b"" and r.err == b""
+
+
+def assert_silent(r: Run) -> None:
+    assert r.code == 0, r.stderr
+    assert r.out == b"", r.out[:400]
+    assert r.err == b"", r.err[:400]
+
+
+# ---------------------------------------------------------------------------------------------
+# an independent statement of the target rule (for fixtures and fuzzed payloads)
+
+
+def _norm(path: str) -> str:
+    parts: list[str] = []
+    for p in path.split("/"):
+        if p in ("", "."):
+            continue
+        if p == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(p)
+    return "/" + "/".join(parts)
+
+
+def _abs(path: str, cwd: str) -> str | None:
+    if not path:
+        return None
+    if not path.startswith("/"):
+        if not cwd.startswith("/"):
+            return None
+        path = cwd + "/" + path
+    return _norm(path)
+
+
+PATCH_HEADS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+EDIT_TOOLS = {"claude": ("Edit", "Write", "MultiEdit", "NotebookEdit"), "gemini": ("write_file", "replace"),
+              "codex": ("apply_patch", "Edit", "Write"),
+              "agy": ("write_to_file", "replace_file_content", "multi_replace_file_content")}
+PATH_FIELDS = {"claude": ("file_path", "notebook_path", "path"), "gemini": ("file_path", "path"),
+               "codex": ("file_path", "path"), "agy": ("TargetFile", "AbsolutePath")}
+
+
+def expected_targets(vendor: str, payload: dict[str, Any]) -> list[str]:
+    """The absolute, normalised targets of an edit payload, in order, without duplicates."""
+    if vendor == "agy":
+        call = payload.get("toolCall") or {}
+        tool, args = call.get("name"), call.get("args") or {}
+        cwd = args.get("Cwd") if isinstance(args.get("Cwd"), str) and args.get("Cwd") else None
+        if cwd is None:
+            ws = payload.get("workspacePaths") or []
+            cwd = ws[0] if ws and isinstance(ws[0], str) else ""
+    else:
+        tool, args = payload.get("tool_name"), payload.get("tool_input") or {}
+        cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else ""
+    out: list[str] = []
+
+    def add(p: str | None) -> None:
+        if p and p not in out:
+            out.append(p)
+
+    if tool in EDIT_TOOLS[vendor]:
+        for f in PATH_FIELDS[vendor]:
+            v = args.get(f)
+            if isinstance(v, str):
+                add(_abs(v, cwd))
+    if vendor == "codex":
+        cmd = args.get("command")
+        if isinstance(cmd, list):
+            cmd = " ".join(c for c in cmd if isinstance(c, str))
+        if isinstance(cmd, str) and "*** Begin Patch" in cmd:
+            for line in cmd.split("\n"):
+                line = line.removesuffix("\r")
+                for head in PATCH_HEADS:
+                    if line.startswith(head):
+                        add(_abs(line[len(head):].rstrip(" \t"), cwd))
+    return out

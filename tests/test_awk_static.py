@@ -1,0 +1,43 @@
+"""Every awk program a rendered tentacle embeds compiles and runs under every awk at hand.
+
+mawk (Debian's default awk) refuses a program that calls a function it never defines, even on
+a path that never runs; gawk and busybox awk let it pass. So each program runs once, in every
+mode, on empty input, under each awk."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+DIST = Path(__file__).resolve().parents[1] / "dist"
+AWKS = [a for a in (["mawk"], ["busybox", "awk"], ["gawk"], ["original-awk"]) if shutil.which(a[0])]
+TENTACLES = sorted((DIST / "bin" / "squid").iterdir())
+MODES = ("main", "dial", "build")
+
+
+def program(script: Path) -> str:
+    text = script.read_text(encoding="utf-8")
+    found = re.search(r"^_pd_awk='\n(.*?)\n'$", text, re.S | re.M)
+    assert found, f"{script.name}: no awk program"
+    return found.group(1)
+
+
+def test_core_awks_present() -> None:
+    names = {a[0] for a in AWKS}
+    assert {"mawk", "busybox"} <= names, f"missing awks: need mawk and busybox, have {sorted(names)}"
+
+
+@pytest.mark.parametrize("awk", AWKS, ids=lambda a: " ".join(a))
+@pytest.mark.parametrize("script", TENTACLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("mode", MODES)
+def test_program_compiles_and_runs(awk: list[str], script: Path, mode: str) -> None:
+    env = {**os.environ, "LC_ALL": "C", "_PD_MODE": mode, "_PD_DIAL": "sitrep"}
+    proc = subprocess.run([*awk, program(script)], input=b"{}", capture_output=True, env=env, timeout=20,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stderr == b"", proc.stderr.decode()

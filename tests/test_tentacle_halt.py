@@ -1,0 +1,397 @@
+"""The halt sentinel: pre-tool blocks the harness CLI (through launchers and chains), its MCP
+tools and daemon starts; prompt prepends the notice and drops the SITREP contract; stop never
+blocks; SEEN / COMPLIED bookkeeping in the distress file."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+if "tests.tentaclekit" not in sys.modules:  # rewrite its asserts too (it is a plugin below)
+    pytest.register_assert_rewrite("tests.tentaclekit")
+
+from tests.tentaclekit import (
+    ISO_RE,
+    MCP_TOOL,
+    MSG,
+    VENDORS,
+    Pd,
+    assert_silent,
+    block_msg,
+    context,
+    halt_msg,
+    p_edit,
+    p_prompt,
+    p_shell,
+    p_stop,
+    p_tool,
+    tool_block,
+)
+
+pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
+
+VEND = pytest.mark.parametrize("vendor", VENDORS)
+REASON = "maintenance window"
+
+BLOCKED = [
+    "pd start",
+    "port-daddy stop",
+    "pd",
+    "pd status --json",
+    "pd --help start",
+    "sudo pd start",
+    "sudo -u root pd start",
+    "doas port-daddy start",
+    "env FOO=1 pd start",
+    "env -i PATH=/bin pd start",
+    "FOO=1 BAR=2 pd start",
+    "npx port-daddy start",
+    "npx -y port-daddy@1.2.3 start",
+    "bunx port-daddy start",
+    "pnpm dlx pd start",
+    "npm exec pd start",
+    "yarn pd start",
+    "command pd start",
+    "exec pd start",
+    "nohup pd start &",
+    "echo x | xargs pd start",
+    "timeout 5 pd start",
+    "nice -n 10 pd start",
+    "stdbuf -oL pd start",
+    "time pd start",
+    'sh -c "pd start"',
+    "bash -c 'port-daddy start'",
+    "bash -lc 'cd /x && pd start'",
+    "/usr/local/bin/pd start",
+    "./node_modules/.bin/port-daddy start",
+    "~/.local/bin/pd start",
+    "ls; pd start",
+    "true && pd start",
+    "false || pd start",
+    "ls | pd start",
+    "echo $(pd status)",
+    "echo `pd status`",
+    "(pd start)",
+    "{ pd start; }",
+    "cd /tmp\npd start",
+    "if true; then pd start; fi",
+    "for i in 1 2; do pd start; done",
+    "while sleep 1; do port-daddy start; done",
+    "until pd start; do :; done",
+    "! pd start",
+    "true && ! pd start",
+    ">log pd start",
+    "2>/dev/null pd start",
+    "time -p pd start",
+    'eval "pd start"',
+    '"pd" start',
+    "\\pd start",
+    "pd\tstart",
+    "sudo env FOO=1 npx port-daddy start",
+    "launchctl load ~/Library/LaunchAgents/com.portdaddy.daemon.plist",
+    "launchctl load -w /Library/LaunchAgents/port-daddy.plist",
+    "launchctl start com.portdaddy.daemon",
+    "launchctl kickstart -k gui/501/com.portdaddy.daemon",
+    "launchctl bootstrap gui/501 ~/Library/LaunchAgents/port-daddy.plist",
+    "launchctl enable gui/501/com.portdaddy.daemon",
+    "sudo launchctl load /Library/LaunchDaemons/com.portdaddy.daemon.plist",
+    "brew services start port-daddy",
+    "brew services restart port-daddy",
+    "brew services run port-daddy",
+    "ls && brew services start port-daddy",
+]
+
+ALLOWED = [
+    "pd --help",
+    "pd -h",
+    "pd --version",
+    "pd -V",
+    "pd help",
+    "pd version",
+    "port-daddy --version",
+    "sudo pd --help",
+    "npx port-daddy --version",
+    "npm test",
+    "ls pd",
+    "echo pd start",
+    "grep -r port-daddy .",
+    "cat port-daddy.log",
+    "pdf2text a.pdf",
+    "pdsh -w host uptime",
+    "launchctl list",
+    "launchctl list | grep port-daddy",
+    "launchctl unload ~/Library/LaunchAgents/com.portdaddy.daemon.plist",
+    "launchctl stop com.portdaddy.daemon",
+    "launchctl load ~/Library/LaunchAgents/com.other.plist",
+    "brew services stop port-daddy",
+    "brew services list",
+    "brew info port-daddy",
+    "git commit -m wip",
+    "",
+]
+
+
+def halted(pd: Pd, vendor: str) -> dict[str, str]:
+    pd.halt(REASON)
+    return {"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice"}
+
+
+@VEND
+@pytest.mark.parametrize("command", BLOCKED)
+def test_blocked_commands(pd: Pd, vendor: str, command: str) -> None:
+    r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=halted(pd, vendor))
+    assert r.json == tool_block(vendor, halt_msg(REASON))
+    assert r.json is not None
+    reason = r.json.get("reason") or r.json["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith(MSG["halt_header"])
+
+
+@VEND
+@pytest.mark.parametrize("command", ALLOWED)
+def test_allowed_commands(pd: Pd, vendor: str, command: str) -> None:
+    assert_silent(pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=halted(pd, vendor)))
+
+
+@VEND
+@pytest.mark.parametrize("command", BLOCKED[:6])
+def test_commands_pass_without_halt(pd: Pd, vendor: str, command: str) -> None:
+    assert_silent(pd.run("pre_tool", p_shell(vendor, command, pd.proj),
+                         env={"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice"}))
+
+
+@pytest.mark.parametrize(("argv", "blocked"), [
+    (["pd", "start"], True),
+    (["/usr/local/bin/port-daddy", "start"], True),
+    (["bash", "-lc", "pd start"], True),
+    (["sudo", "pd", "start"], True),
+    (["pd", "--version"], False),
+    (["bash", "-lc", "npm test"], False),
+])
+def test_codex_argv_commands(pd: Pd, argv: list[str], blocked: bool) -> None:
+    r = pd.run("pre_tool", p_shell("codex", argv, pd.proj), env=halted(pd, "codex"))
+    if blocked:
+        assert r.json == tool_block("codex", halt_msg(REASON))
+    else:
+        assert_silent(r)
+
+
+@VEND
+def test_mcp_tools_of_the_harness_are_blocked(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    for tool in (MCP_TOOL[vendor], MCP_TOOL[vendor].replace("lock", "status")):
+        r = pd.run("pre_tool", p_tool(vendor, tool, {"x": 1}, pd.proj), env=env)
+        assert r.json == tool_block(vendor, halt_msg(REASON)), tool
+
+
+@VEND
+@pytest.mark.parametrize("tool", ["mcp__other__lock", "mcp_other_lock", "mcp__port-daddyx__lock",
+                                  "mcp_port-daddyx_lock", "port-daddy", "mcp__port_daddy__lock"])
+def test_other_mcp_tools_pass(pd: Pd, vendor: str, tool: str) -> None:
+    assert_silent(pd.run("pre_tool", p_tool(vendor, tool, {"x": 1}, pd.proj), env=halted(pd, vendor)))
+
+
+@VEND
+def test_mcp_tools_pass_without_halt(pd: Pd, vendor: str) -> None:
+    r = pd.run("pre_tool", p_tool(vendor, MCP_TOOL[vendor], {}, pd.proj), env={"PD_HOOK_PROVIDER": vendor})
+    assert_silent(r)
+
+
+@VEND
+def test_edits_are_still_lock_checked_under_halt(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    target = pd.proj / "a.ts"
+    assert_silent(pd.run("pre_tool", p_edit(vendor, str(target), pd.proj), env=env))
+    pd.lock(target, "bob")
+    r = pd.run("pre_tool", p_edit(vendor, str(target), pd.proj), env=env)
+    assert r.json == tool_block(vendor, block_msg(target, "bob"))
+
+
+@VEND
+@pytest.mark.parametrize("content", ["", "\n", "\n\nlater lines\n"])
+def test_empty_reason_uses_the_halt_body(pd: Pd, vendor: str, content: str) -> None:
+    pd.halt_file.write_text(content)
+    r = pd.run("pre_tool", p_shell(vendor, "pd start", pd.proj), env={"PD_HOOK_PROVIDER": vendor})
+    assert r.json == tool_block(vendor, halt_msg(MSG["halt_body"]))
+
+
+@VEND
+def test_halt_sentinel_directory_and_env(pd: Pd, vendor: str) -> None:
+    """Any existing sentinel halts (a directory too: no reason then); PD_HALT_FILE moves it."""
+    other = pd.root / "elsewhere-HALT"
+    other.mkdir()
+    r = pd.run("pre_tool", p_shell(vendor, "pd start", pd.proj),
+               env={"PD_HOOK_PROVIDER": vendor, "PD_HALT_FILE": str(other)})
+    assert r.json == tool_block(vendor, halt_msg(MSG["halt_body"]))
+    pd.halt("default place")  # ignored when PD_HALT_FILE names another path
+    missing = pd.root / "no-halt-here"
+    assert_silent(pd.run("pre_tool", p_shell(vendor, "pd start", pd.proj),
+                         env={"PD_HOOK_PROVIDER": vendor, "PD_HALT_FILE": str(missing)}))
+
+
+@VEND
+def test_reason_is_data(pd: Pd, vendor: str) -> None:
+    reason = 'stop "now" \\ $(touch CANARY) `touch CANARY` %s\tx'
+    pd.halt_file.write_text(reason + "\n")
+    r = pd.run("pre_tool", p_shell(vendor, "pd start", pd.proj), env={"PD_HOOK_PROVIDER": vendor}, cwd=pd.root)
+    assert r.json == tool_block(vendor, halt_msg(reason))
+    assert not (pd.root / "CANARY").exists()
+
+
+# -- prompt under halt ----------------------------------------------------------------------------
+
+
+def notice(reason: str) -> str:
+    return MSG["halt_header"] + "\n" + reason + "\n" + MSG["halt_body"]
+
+
+@VEND
+def test_prompt_notice_and_no_sitrep(pd: Pd, vendor: str) -> None:
+    r = pd.run("prompt", p_prompt(vendor, pd.proj), env=halted(pd, vendor))
+    assert r.json == context(vendor, notice(REASON))
+
+
+@VEND
+def test_prompt_notice_before_coordination(pd: Pd, vendor: str) -> None:
+    pd.alert("OPS", "db migration at noon")
+    r = pd.run("prompt", p_prompt(vendor, pd.proj), env=halted(pd, vendor))
+    want = notice(REASON) + "\n\n" + MSG["coordination_header"] + "\nALERT OPS: db migration at noon"
+    assert r.json == context(vendor, want)
+
+
+@VEND
+def test_prompt_notice_with_sitrep_off(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    r = pd.run("prompt", p_prompt(vendor, pd.proj), env={**env, "PD_SITREP": "off"})
+    assert r.json == context(vendor, notice(REASON))
+
+
+def seen_lines(pd: Pd) -> list[str]:
+    if not pd.distress.exists():
+        return []
+    return [ln for ln in pd.distress.read_text().splitlines() if ln.startswith(MSG["halt_header"]) is False
+            and ln.startswith("control SEEN")]
+
+
+def complied_lines(pd: Pd) -> list[str]:
+    if not pd.distress.exists():
+        return []
+    return [ln for ln in pd.distress.read_text().splitlines() if ln.startswith("control COMPLIED")]
+
+
+@VEND
+def test_seen_once_per_session(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    for _ in range(3):
+        pd.run("prompt", p_prompt(vendor, pd.proj, session="s-one"), env=env)
+    pd.run("prompt", p_prompt(vendor, pd.proj, session="s-two"), env=env)
+    lines = seen_lines(pd)
+    assert len(lines) == 2, lines
+    for line, key in zip(lines, ("s-one", "s-two"), strict=True):
+        assert re.fullmatch(rf"control SEEN session:{key} provider:{vendor} ts:{ISO_RE}", line), line
+
+
+@VEND
+def test_seen_provider_from_payload_shape(pd: Pd, vendor: str) -> None:
+    pd.halt(REASON)
+    pd.run("prompt", p_prompt(vendor, pd.proj, session="s-sniff"), env={})
+    assert [ln.split(" ts:")[0] for ln in seen_lines(pd)] == [f"control SEEN session:s-sniff provider:{vendor}"]
+
+
+@VEND
+def test_seen_session_key_sanitised(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    session = "a/b c$(touch CANARY)\n" + "x" * 100
+    pd.run("prompt", p_prompt(vendor, pd.proj, session=session), env=env, cwd=pd.root)
+    key = re.sub(r"[^A-Za-z0-9._:-]", "_", session)[:64]
+    lines = seen_lines(pd)
+    assert len(lines) == 1 and lines[0].startswith(f"control SEEN session:{key} provider:{vendor} ts:")
+    assert not (pd.root / "CANARY").exists()
+
+
+@VEND
+def test_distress_file_env(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    other = pd.root / "distress.log"
+    pd.run("prompt", p_prompt(vendor, pd.proj, session="s1"), env={**env, "PD_DISTRESS_FILE": str(other)})
+    assert not pd.distress.exists()
+    assert other.read_text().startswith("control SEEN session:s1 ")
+
+
+@pytest.mark.parametrize("vendor", ["claude", "gemini", "codex"])
+def test_stop_never_blocks_under_halt(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    for i in range(2):
+        assert_silent(pd.run("stop", p_stop(vendor, "no table here", pd.proj, session=f"s{i}"), env=env))
+    assert not (pd.state / "stop-blocks").exists() or not any((pd.state / "stop-blocks").iterdir())
+
+
+@pytest.mark.parametrize("vendor", ["claude", "gemini", "codex"])
+@pytest.mark.parametrize("provider", ["configured", "sniffed"])
+def test_complied_after_a_clean_cycle(pd: Pd, vendor: str, provider: str) -> None:
+    env = halted(pd, vendor)
+    if provider == "sniffed":
+        env.pop("PD_HOOK_PROVIDER")
+    pd.run("prompt", p_prompt(vendor, pd.proj, session="s1"), env=env)
+    assert_silent(pd.run("pre_tool", p_shell(vendor, "npm test", pd.proj, session="s1"), env=env))
+    assert_silent(pd.run("stop", p_stop(vendor, "done", pd.proj, session="s1"), env=env))
+    assert_silent(pd.run("stop", p_stop(vendor, "done", pd.proj, session="s1"), env=env))
+    assert complied_lines(pd) == [f"control COMPLIED session:s1 provider:{vendor}"]
+
+
+@pytest.mark.parametrize("vendor", ["claude", "gemini", "codex"])
+def test_no_complied_after_a_blocked_call(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    pd.run("prompt", p_prompt(vendor, pd.proj, session="s1"), env=env)
+    r = pd.run("pre_tool", p_shell(vendor, "pd start", pd.proj, session="s1"), env=env)
+    assert r.json == tool_block(vendor, halt_msg(REASON))
+    pd.run("stop", p_stop(vendor, "done", pd.proj, session="s1"), env=env)
+    assert complied_lines(pd) == []
+    # the next cycle is clean: one COMPLIED
+    pd.run("prompt", p_prompt(vendor, pd.proj, session="s1"), env=env)
+    pd.run("stop", p_stop(vendor, "done", pd.proj, session="s1"), env=env)
+    assert complied_lines(pd) == [f"control COMPLIED session:s1 provider:{vendor}"]
+    assert len(seen_lines(pd)) == 1
+
+
+@pytest.mark.parametrize("vendor", ["claude", "gemini", "codex"])
+def test_blocked_call_of_another_session_does_not_spoil_the_cycle(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    pd.run("prompt", p_prompt(vendor, pd.proj, session="s1"), env=env)
+    pd.run("prompt", p_prompt(vendor, pd.proj, session="s2"), env=env)
+    pd.run("pre_tool", p_shell(vendor, "pd start", pd.proj, session="s2"), env=env)
+    pd.run("stop", p_stop(vendor, "done", pd.proj, session="s1"), env=env)
+    pd.run("stop", p_stop(vendor, "done", pd.proj, session="s2"), env=env)
+    assert complied_lines(pd) == [f"control COMPLIED session:s1 provider:{vendor}"]
+
+
+@pytest.mark.parametrize("vendor", ["claude", "gemini", "codex"])
+def test_no_complied_without_a_prompt(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    pd.run("stop", p_stop(vendor, "done", pd.proj, session="s1"), env=env)
+    assert complied_lines(pd) == []
+
+
+@VEND
+def test_lifting_the_halt(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    pd.run("prompt", p_prompt(vendor, pd.proj, session="s1"), env=env)
+    pd.halt_file.unlink()
+    from tests.tentaclekit import SITREP_CONTRACT
+
+    r = pd.run("prompt", p_prompt(vendor, pd.proj, session="s1"), env=env)
+    assert r.json == context(vendor, SITREP_CONTRACT)
+    assert_silent(pd.run("pre_tool", p_shell(vendor, "pd start", pd.proj, session="s1"), env=env))
+    # halted again: the session is seen again
+    pd.halt(REASON)
+    pd.run("prompt", p_prompt(vendor, pd.proj, session="s1"), env=env)
+    assert len(seen_lines(pd)) == 2
+
+
+def test_agy_prompt_under_halt_only_first_invocation(pd: Pd) -> None:
+    env = halted(pd, "agy")
+    r = pd.run("prompt", p_prompt("agy", pd.proj, session="c1", invocation=0), env=env)
+    assert r.json == context("agy", notice(REASON))
+    assert_silent(pd.run("prompt", p_prompt("agy", pd.proj, session="c1", invocation=3), env=env))
+    assert len(seen_lines(pd)) == 1

@@ -1,0 +1,316 @@
+"""post-tool (the trace): one pheromone line per mutated target, appended under a mkdir lock;
+values shell-safe; concurrent writers never tear, lose or duplicate lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+if "tests.tentaclekit" not in sys.modules:  # rewrite its asserts too (it is a plugin below)
+    pytest.register_assert_rewrite("tests.tentaclekit")
+
+from tests.tentaclekit import (
+    FIXTURES,
+    ISO_RE,
+    MSG,
+    NAMES,
+    VENDORS,
+    Pd,
+    assert_silent,
+    context,
+    expected_targets,
+    from_iso,
+    iso,
+    munq,
+    p_edit,
+    p_prompt,
+    p_shell,
+    p_tool,
+    patch_body,
+    shell_path,
+    suffix,
+)
+
+pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
+
+VEND = pytest.mark.parametrize("vendor", VENDORS)
+TOOL = {"claude": "Write", "gemini": "write_file", "codex": "apply_patch", "agy": "write_to_file"}
+LINE = re.compile(r'PD_PHEROMONE_([A-Z0-9_]+)_(\d+)_(\d+)_(\d+)="((?:[^"\\$`]|\\[\\"$`])*)"')
+
+
+def trace(pd: Pd, vendor: str, payload: dict, **env: str | None):
+    return pd.run("post_tool", payload, env={"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice", **env})
+
+
+def parse(line: str) -> dict:
+    m = LINE.fullmatch(line)
+    assert m, f"malformed trail line: {line!r}"
+    value = munq(m.group(5))
+    path, note, actor, ts = value.split(" | ")
+    return {"suffix": m.group(1), "epoch": int(m.group(2)), "pid": int(m.group(3)), "i": int(m.group(4)),
+            "path": path, "note": note, "actor": actor, "ts": ts, "value": value}
+
+
+def lines(pd: Pd, matrix=None) -> list[str]:
+    f = matrix or pd.matrix
+    data = f.read_bytes()
+    assert data == b"" or data.endswith(b"\n"), "the matrix must end with a newline"
+    return data.decode().splitlines()
+
+
+def check(line: str, path: str, tool: str, actor: str = "alice", i: int = 1, window=None) -> dict:
+    t = parse(line)
+    assert t["path"] == path
+    assert t["note"] == MSG["post_note"].format(tool=tool)
+    assert t["actor"] == f"actor:{actor}"
+    assert re.fullmatch(rf"ts:{ISO_RE}", t["ts"])
+    assert from_iso(t["ts"][3:]) == t["epoch"]
+    assert t["i"] == i
+    assert t["suffix"] == suffix(path)
+    if window:
+        assert window[0] <= t["epoch"] <= window[1]
+    return t
+
+
+@VEND
+def test_one_trail_per_edit(pd: Pd, vendor: str) -> None:
+    target = str(pd.proj / "src" / "a.ts")
+    before = int(time.time())
+    assert_silent(trace(pd, vendor, p_edit(vendor, target, pd.proj, post=True)))
+    (line,) = lines(pd)
+    check(line, target, TOOL[vendor], window=(before, int(time.time())))
+    assert not (pd.state / "matrix.lock").exists()
+
+
+@VEND
+def test_appends_after_existing_lines(pd: Pd, vendor: str) -> None:
+    pd.lock(pd.proj / "x", "bob")
+    pd.alert("OPS", "keep me")
+    old = pd.matrix.read_text()
+    trace(pd, vendor, p_edit(vendor, str(pd.proj / "a.ts"), pd.proj, post=True))
+    trace(pd, vendor, p_edit(vendor, str(pd.proj / "b.ts"), pd.proj, post=True))
+    text = pd.matrix.read_text()
+    assert text.startswith(old)
+    new = text[len(old):].splitlines()
+    assert [parse(x)["path"] for x in new] == [str(pd.proj / "a.ts"), str(pd.proj / "b.ts")]
+
+
+@VEND
+def test_existing_matrix_without_final_newline(pd: Pd, vendor: str) -> None:
+    pd.matrix.write_text('PD_LOCK_X="bob"')
+    trace(pd, vendor, p_edit(vendor, str(pd.proj / "a.ts"), pd.proj, post=True))
+    got = lines(pd)
+    assert got[0] == 'PD_LOCK_X="bob"'
+    assert parse(got[1])["path"] == str(pd.proj / "a.ts")
+
+
+@VEND
+def test_home_and_matrix_created(pd: Pd, vendor: str) -> None:
+    home = pd.root / "new-home"
+    trace(pd, vendor, p_edit(vendor, str(pd.proj / "a.ts"), pd.proj, post=True), PD_HOME=str(home))
+    (line,) = lines(pd, home / "matrix.env")
+    check(line, str(pd.proj / "a.ts"), TOOL[vendor])
+
+
+@VEND
+def test_matrix_file_env(pd: Pd, vendor: str) -> None:
+    other = pd.root / "shared.env"
+    trace(pd, vendor, p_edit(vendor, str(pd.proj / "a.ts"), pd.proj, post=True), PD_MATRIX_FILE=str(other))
+    assert not pd.matrix.exists()
+    (line,) = lines(pd, other)
+    check(line, str(pd.proj / "a.ts"), TOOL[vendor])
+
+
+@VEND
+def test_no_actor(pd: Pd, vendor: str) -> None:
+    trace(pd, vendor, p_edit(vendor, str(pd.proj / "a.ts"), pd.proj, post=True), PD_ACTOR=None)
+    (line,) = lines(pd)
+    check(line, str(pd.proj / "a.ts"), TOOL[vendor], actor="")
+
+
+@VEND
+def test_relative_target(pd: Pd, vendor: str) -> None:
+    trace(pd, vendor, p_edit(vendor, "src/../lib/./b.ts", pd.proj, post=True))
+    (line,) = lines(pd)
+    check(line, str(pd.proj / "lib" / "b.ts"), TOOL[vendor])
+
+
+@VEND
+def test_shell_tool_leaves_no_trail(pd: Pd, vendor: str) -> None:
+    assert_silent(trace(pd, vendor, p_shell(vendor, "echo hi > a.ts", pd.proj)))
+    assert not pd.matrix.exists()
+
+
+@pytest.mark.parametrize("form", ["string", "argv"])
+def test_codex_multi_file_patch(pd: Pd, form: str) -> None:
+    body = patch_body(("Add", "new.ts"), ("Update", "src/up.ts"), ("Delete", "old.ts"), ("Update", "src/mv.ts"),
+                      ("Move", "src/moved.ts"), ("Update", "new.ts"))
+    command = body if form == "string" else ["apply_patch", body]
+    trace(pd, "codex", p_tool("codex", "apply_patch", {"command": command}, pd.proj, post=True))
+    got = [parse(x) for x in lines(pd)]
+    want = [str(pd.proj / p) for p in ("new.ts", "src/up.ts", "old.ts", "src/mv.ts", "src/moved.ts")]
+    assert [t["path"] for t in got] == want
+    assert [t["i"] for t in got] == [1, 2, 3, 4, 5]
+    assert len({(t["epoch"], t["pid"]) for t in got}) == 1
+    assert len({t["suffix"] + str(t["i"]) for t in got}) == 5
+
+
+POST_FIXTURES = sorted((v, p.stem) for v in VENDORS for p in (FIXTURES / v).glob("*.json")
+                       if p.stem.startswith("post-tool") or p.stem in ("live-PostToolUse", "live-AfterTool"))
+
+
+def test_post_fixture_corpus() -> None:
+    assert {v for v, _ in POST_FIXTURES} == set(VENDORS)
+
+
+@pytest.mark.parametrize(("vendor", "name"), POST_FIXTURES)
+@pytest.mark.parametrize("provider", ["configured", "sniffed"])
+def test_fixture_payloads(pd: Pd, vendor: str, name: str, provider: str) -> None:
+    payload = json.loads((FIXTURES / vendor / f"{name}.json").read_text())
+    targets = expected_targets(vendor, payload)
+    env = {"PD_HOOK_PROVIDER": vendor if provider == "configured" else None}
+    assert_silent(trace(pd, vendor, payload, **env))
+    if not targets:
+        assert not pd.matrix.exists()
+        return
+    tool = payload["toolCall"]["name"] if vendor == "agy" else payload["tool_name"]
+    got = lines(pd)
+    assert len(got) == len(targets)
+    for i, (line, t) in enumerate(zip(got, targets, strict=True), 1):
+        check(line, t, tool, i=i)
+
+
+# -- values are data ------------------------------------------------------------------------------
+
+HOSTILE = [
+    'dq"uote',
+    "sq'uote",
+    "dollar $HOME and ${HOME}",
+    "$(touch CANARY)",
+    "`touch CANARY`",
+    "back\\slash\\",
+    "percent %s %n %%",
+    "sp ace",
+    "-leading",
+    "ü multibyte €",
+]
+CONTROL = ["tab\tx", "new\nline", "cr\rx", "bell\x07x", "del\x7fx", "esc\x1b[31mx"]
+
+
+@VEND
+@pytest.mark.parametrize("name", HOSTILE + CONTROL)
+def test_hostile_paths_are_escaped(pd: Pd, vendor: str, name: str) -> None:
+    if vendor == "codex" and "\n" in name:
+        name = name.replace("\n", " ")  # a patch body is line-based: no newline in its paths
+    target = f"{pd.proj}/{name}/f.ts"
+    r = pd.run("post_tool", p_edit(vendor, target, pd.proj, post=True),
+               env={"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "al$(touch CANARY)\"ice"}, cwd=pd.root)
+    assert_silent(r)
+    (line,) = lines(pd)
+    t = parse(line)
+    want = re.sub(r"[\x00-\x1f\x7f]", " ", target)
+    assert t["path"] == want
+    assert t["actor"] == 'actor:al$(touch CANARY)"ice'
+    # a shell sourcing the matrix gets the value back and runs nothing
+    key = line.split("=", 1)[0]
+    out = subprocess.run(["sh", "-c", f'. "$1" && printf %s "${key}"', "sh", str(pd.matrix)],
+                         capture_output=True, cwd=pd.root, check=True)
+    assert out.stdout.decode() == t["value"]
+    assert not list(pd.root.rglob("CANARY"))
+
+
+@VEND
+def test_trail_round_trip_to_prompt(pd: Pd, vendor: str) -> None:
+    target = f"{pd.proj}/we\"ird $(x) `y` \\ dir/f.ts"
+    pd.run("post_tool", p_edit(vendor, target, pd.proj, post=True),
+           env={"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "bob"})
+    t = parse(lines(pd)[0])
+    r = pd.run("prompt", p_prompt(vendor, pd.proj), env={"PD_HOOK_PROVIDER": vendor, "PD_SITREP": "off"})
+    want = MSG["coordination_header"] + "\n" + MSG["pheromone_line"].format(
+        path=target, note=MSG["post_note"].format(tool=TOOL[vendor]), actor="bob", ts=t["ts"][3:])
+    assert r.json == context(vendor, want)
+
+
+# -- the lock -------------------------------------------------------------------------------------
+
+
+@VEND
+def test_stale_lock_of_a_dead_writer_is_broken(pd: Pd, vendor: str) -> None:
+    lock = pd.state / "matrix.lock"
+    lock.mkdir(parents=True)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (lock / "pid").write_text(f"{dead.pid}\n")
+    t0 = time.time()
+    trace(pd, vendor, p_edit(vendor, str(pd.proj / "a.ts"), pd.proj, post=True))
+    assert time.time() - t0 < 5
+    assert len(lines(pd)) == 1
+    assert not lock.exists()
+
+
+@pytest.mark.parametrize("vendor", ["claude"])
+@pytest.mark.parametrize("pid", ["live", "garbage"])
+def test_lock_never_won_still_appends(pd: Pd, vendor: str, pid: str) -> None:
+    lock = pd.state / "matrix.lock"
+    lock.mkdir(parents=True)
+    (lock / "pid").write_text(f"{os.getpid()}\n" if pid == "live" else "not-a-pid\n")
+    trace(pd, vendor, p_edit(vendor, str(pd.proj / "a.ts"), pd.proj, post=True))
+    assert len(lines(pd)) == 1
+    assert lock.is_dir()  # another writer's lock is left alone
+
+
+def test_eight_concurrent_writers(pd: Pd) -> None:
+    rounds, writers = 6, 8
+    env = {**pd.env, "PD_ACTOR": "alice"}
+    script = pd.squid / NAMES["post_tool"]
+    vendors = ["claude", "gemini", "codex", "agy"]
+    for rnd in range(rounds):
+        procs = []
+        for w in range(writers):
+            vendor = vendors[w % 4]
+            payload = json.dumps(p_edit(vendor, f"{pd.proj}/w{w}/r{rnd}.ts", pd.proj, post=True)).encode()
+            p = subprocess.Popen([*shell_path(pd.sh), str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, env={**env, "PD_HOOK_PROVIDER": vendor}, cwd=pd.root)
+            procs.append((p, payload))
+        for p, payload in procs:
+            out, err = p.communicate(payload, timeout=60)
+            assert p.returncode == 0 and out == b"" and err == b""
+    got = [parse(x) for x in lines(pd)]
+    paths = sorted(t["path"] for t in got)
+    assert paths == sorted(f"{pd.proj}/w{w}/r{r}.ts" for w in range(writers) for r in range(rounds))
+    keys = [f'{t["suffix"]}_{t["epoch"]}_{t["pid"]}_{t["i"]}' for t in got]
+    assert len(set(keys)) == len(keys)
+    assert not (pd.state / "matrix.lock").exists()
+
+
+def test_concurrent_multi_file_writers_keep_batches_whole(pd: Pd) -> None:
+    """Each writer appends its whole batch in one write: its lines stay together."""
+    env = {**pd.env, "PD_ACTOR": "alice", "PD_HOOK_PROVIDER": "codex"}
+    script = pd.squid / NAMES["post_tool"]
+    procs = []
+    for w in range(8):
+        body = patch_body(*[("Update", f"w{w}/f{k}.ts") for k in range(20)])
+        payload = json.dumps(p_tool("codex", "apply_patch", {"command": body}, pd.proj, post=True)).encode()
+        p = subprocess.Popen([*shell_path(pd.sh), str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env, cwd=pd.root)
+        procs.append((p, payload))
+    for p, payload in procs:
+        p.communicate(payload, timeout=60)
+        assert p.returncode == 0
+    got = [parse(x) for x in lines(pd)]
+    assert len(got) == 160
+    for start in range(0, 160, 20):
+        batch = got[start:start + 20]
+        assert len({t["pid"] for t in batch}) == 1
+        assert [t["i"] for t in batch] == list(range(1, 21))
+
+
+def test_iso_helper() -> None:
+    assert iso(0) == "1970-01-01T00:00:00Z"
+    assert from_iso("2000-02-29T12:00:00Z") == 951825600
