@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", max_examples=300, derandomize=True, deadline=None,
@@ -11,3 +13,11 @@ settings.register_profile("ci", max_examples=300, derandomize=True, deadline=Non
 settings.register_profile("dev", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The conformance summary table (shell x parser environment) at the end of every run that
+    includes tests/conformance, also under xdist where only this conftest reaches the controller."""
+    from tests.conformance import summary
+
+    summary.install(config)

@@ -1,0 +1,180 @@
+"""Scenarios per (tentacle, vendor fixture) and the checks of one matrix cell.
+
+A cell is one tentacle role x one vendor x one shell x one parser environment x one mode
+(direct, or through the gate). It runs every fixture of the vendor under the scenarios the
+oracle defines, and checks for each run: exit code, stdout contract, exact expected answer,
+stderr contract, and state effects (stop markers, trail lines, breaker state, HOME untouched).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.conformance import oracle as o
+from tests.conformance.kit import Ctx, Home, new_home, parse_stdout
+from tests.conformance.kit import fixtures as vendor_fixtures
+from tests.conformance.oracle import Expect
+
+UNRELATED = "/nowhere/else/locked.txt"
+ALERT_ID, ALERT_TEXT = "A1", "deploy freeze until 18:00"
+BASE_MATRIX = (f'# coordination matrix\n{o.ALERT}{ALERT_ID}="{ALERT_TEXT}"\n'
+               f'{o.LOCK}{o.suffix(UNRELATED)}="{o.OTHER}"\n')
+TRAIL_SEED = f'{o.ALERT}KEEP="keep me"\n'
+ROLE_PREFIX = {"prompt": "prompt", "pre_tool": "pre-tool", "post_tool": "post-tool", "stop": "stop"}
+
+
+@dataclass
+class Scenario:
+    name: str
+    payload: bytes
+    doc: Any
+    matrix: str | None
+    expects: list[Expect]  # one per run, all runs in one home
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def role_fixture(role: str, vendor: str, path: Path, doc: Any) -> bool:
+    """The fixture is an event of this tentacle's own kind."""
+    if path.stem.startswith(ROLE_PREFIX[role]):
+        return True
+    return isinstance(doc, dict) and doc.get("hook_event_name") == o.EVENTS[vendor][role]
+
+
+def with_compliant_text(vendor: str, doc: dict[str, Any]) -> dict[str, Any]:
+    doc = json.loads(json.dumps(doc))
+    for path in o.VENDOR[vendor].stop_text:
+        if o.string(doc, path):
+            doc[path[0]] = o.string(doc, path) + "\n\nSITREP\n| idea | agent | done | #1 | - |"
+            return doc
+    raise AssertionError("no stop text")
+
+
+def scenarios(role: str, vendor: str, path: Path, full: bool) -> list[Scenario]:
+    """full: every scenario; else only the primary one of each (tentacle, fixture) pair."""
+    raw = path.read_bytes()
+    doc = json.loads(raw)
+    out: list[Scenario] = []
+    if role == "pre_tool":
+        ts = o.targets(vendor, doc)
+        locks = {o.suffix(UNRELATED): o.OTHER, **{o.suffix(t): o.OTHER for t in ts}}
+        locked = o.lock_matrix(ts, o.OTHER, BASE_MATRIX)
+        out.append(Scenario("locked", raw, doc, locked, [o.pre_tool(vendor, doc, locks)]))
+        if full and ts:
+            own = {o.suffix(UNRELATED): o.OTHER, **{o.suffix(t): o.ACTOR for t in ts}}
+            out.append(Scenario("own-lock", raw, doc, o.lock_matrix(ts, o.ACTOR, BASE_MATRIX),
+                                [o.pre_tool(vendor, doc, own)]))
+            out.append(Scenario("warn", raw, doc, locked, [o.pre_tool(vendor, doc, locks, dial="warn")],
+                                env={"PD_SUGGESTIBILITY": " Warn "}))
+            out.append(Scenario("no-matrix", raw, doc, None, [Expect()]))
+    elif role == "prompt":
+        out.append(Scenario("alert", raw, doc, BASE_MATRIX, [o.prompt(vendor, doc, [(ALERT_ID, ALERT_TEXT)])]))
+        if full and role_fixture(role, vendor, path, doc):
+            out.append(Scenario("plain", raw, doc, None, [o.prompt(vendor, doc, [])]))
+            out.append(Scenario("sitrep-off", raw, doc, None, [o.prompt(vendor, doc, [], dial="off")],
+                                env={"PD_SITREP": "OFF"}))
+    elif role == "stop":
+        runs = [o.stop(vendor, doc)]
+        if o.stop_would_block(vendor, doc):
+            runs.append(o.stop(vendor, doc, marked=True))
+        out.append(Scenario("block-once", raw, doc, BASE_MATRIX, runs))
+        if full and o.stop_would_block(vendor, doc):
+            ok = with_compliant_text(vendor, doc)
+            out.append(Scenario("compliant", json.dumps(ok).encode(), ok, None, [o.stop(vendor, ok)]))
+            out.append(Scenario("suggest", raw, doc, None, [o.stop(vendor, doc, dial="suggest")] * 2,
+                                env={"PD_SITREP": "suggest"}))
+    else:
+        out.append(Scenario("trail", raw, doc, TRAIL_SEED, [o.post_tool(vendor, doc)]))
+    return out
+
+
+# ----------------------------------------------------------------------------------- checks --
+
+
+def check_run(ctx: Ctx, role: str, vendor: str, home: Home, sc: Scenario, run_no: int, exp: Expect,
+              before: bytes | None) -> list[str]:
+    r = ctx.invoke(role, sc.payload, home, vendor, sc.env)
+    problems: list[str] = []
+    if r.code != 0:
+        problems.append(f"exit {r.code} (no shipped dialect blocks by exit code)")
+    obj, _shape, bad = parse_stdout(vendor, role, r.out)
+    problems += bad
+    if not bad and obj != exp.out:
+        problems.append(f"answer {obj!r} != expected {exp.out!r}")
+    err = r.err.decode("utf-8", "replace")
+    if err != exp.err:
+        problems.append(f"stderr {err[:300]!r} != expected {exp.err!r}")
+    problems += effects(ctx, role, vendor, home, sc, exp, before)
+    return [f"{sc.name}#{run_no}: {p} [{r.brief()}]" for p in problems]
+
+
+def effects(ctx: Ctx, role: str, vendor: str, home: Home, sc: Scenario, exp: Expect,
+            before: bytes | None) -> list[str]:
+    problems = []
+    if ctx.mode == "gate" and home.breaker_state(role).exists():
+        problems.append(f"the gate counted a failure: {home.breaker_state(role).read_text().strip()!r}")
+    user = home.path.parent / "user"
+    if any(user.iterdir()):
+        problems.append(f"wrote into HOME: {sorted(p.name for p in user.iterdir())}")
+    if role == "stop":
+        marks = home.path / o.MARKERS
+        if exp.marker is not None:
+            at = marks / f"{exp.marker}.blocked" / "at"
+            if not at.is_file() or not at.read_text().strip().isdigit():
+                problems.append(f"no stop marker {at}")
+        elif sc.expects[0].marker is None and marks.is_dir() and any(marks.glob("*.blocked")):
+            problems.append(f"unexpected stop markers {sorted(p.name for p in marks.iterdir())}")
+    if role == "post_tool":
+        now = home.matrix.read_bytes() if home.matrix.exists() else None
+        if not exp.trail:
+            if now != before:
+                problems.append(f"matrix changed without a target: {now!r}")
+        elif now is None or before is None or not now.startswith(before):
+            problems.append("matrix was not appended to")
+        else:
+            lines = now[len(before):].decode("utf-8", "replace").split("\n")
+            if lines[-1] != "":
+                problems.append("trail does not end with a newline")
+            lines = lines[:-1]
+            tool = o.string(sc.doc, o.VENDOR[vendor].tool)
+            if len(lines) != len(exp.trail):
+                problems.append(f"{len(lines)} trail lines, expected {len(exp.trail)}: {lines!r}")
+            for i, (line, target) in enumerate(zip(lines, exp.trail, strict=False), 1):
+                if not o.trail_line(target, tool, i).fullmatch(line):
+                    problems.append(f"trail line {i} {line!r} is not the one for {target!r}")
+        if (home.state / "matrix.lock").exists():
+            problems.append("matrix lock left behind")
+    return problems
+
+
+@dataclass
+class CellResult:
+    checks: int = 0
+    failures: list[str] = field(default_factory=list)
+    verdicts: dict[str, int] = field(default_factory=dict)
+
+
+def run_cell(ctx: Ctx, role: str, vendor: str, base: Path, full: bool, matched: bool = False,
+             only: list[str] | None = None) -> CellResult:
+    """Every fixture of `vendor` (only the tentacle's own event kind when `matched`; only those
+    named in `only`) under the oracle's scenarios (all of them when `full`)."""
+    res = CellResult()
+    for path in vendor_fixtures(vendor):
+        if only is not None and path.stem not in only:
+            continue
+        if matched and not role_fixture(role, vendor, path, json.loads(path.read_bytes())):
+            continue
+        for sc in scenarios(role, vendor, path, full):
+            home = new_home(base, sc.matrix)
+            for i, exp in enumerate(sc.expects, 1):
+                before = home.matrix.read_bytes() if home.matrix.exists() else None
+                res.checks += 1
+                res.verdicts[exp.verdict] = res.verdicts.get(exp.verdict, 0) + 1
+                try:
+                    bad = check_run(ctx, role, vendor, home, sc, i, exp, before)
+                except Exception as exc:  # a hung or unrunnable script is a failed check
+                    bad = [f"{sc.name}#{i}: {type(exc).__name__}: {exc}"]
+                res.failures += [f"{path.stem}: {b}" for b in bad]
+    return res

@@ -1,0 +1,394 @@
+"""Infrastructure of the conformance suite: render, shells, parser environments, harness homes,
+running a script directly or through its gate, and the stdout contract of every vendor.
+
+Nothing here knows what a tentacle should answer: that is oracle.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any
+
+from tests.shells import FIXTURES, MATRIX, ROOT, VENDORS, Shell
+
+__all__ = ["FIXTURES", "MATRIX", "ROOT", "VENDORS", "Shell"]
+
+CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+SPEC_PATH = ROOT / "hookshape.toml"
+SPEC: dict[str, Any] = tomllib.loads(SPEC_PATH.read_text())
+MSG: dict[str, str] = SPEC["messages"]
+NAMES: dict[str, str] = {t["role"]: t["name"] for t in SPEC["tentacles"]}
+ROLES: tuple[str, ...] = tuple(NAMES)
+TENTACLE_DIR: str = SPEC["harness"]["tentacle_dir"]
+STATE_DIR: str = SPEC["harness"]["state_dir"]
+GATE = SPEC["gate"]
+BUILD = ROOT / "build"
+
+# the parser environments, in report order
+ENVS = ("normal", "nojq", "nojqpy", "busybox")
+MODES = ("direct", "gate")
+
+# the gate's timing is tests/test_gate.py's business; here a loaded CI box must never turn a
+# verdict into a timeout, so the deadline and slow line are raised (well below the 5 s vendor
+# timeout the config writes, which the gate never sees)
+GATE_TIMING = {GATE["deadline_env"]: "4000", GATE["slow_env"]: "4000"}
+
+
+def fixtures(vendor: str) -> list[Path]:
+    return sorted((FIXTURES / vendor).glob("*.json"))
+
+
+# ------------------------------------------------------------------------------- rendering --
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A rendered tree: gates in bin/, tentacles in bin/<tentacle_dir>/."""
+
+    root: Path
+    gate_error: str | None = None  # why the gates are missing (the template was not there)
+
+    def tentacle(self, role: str) -> Path:
+        return self.root / "bin" / TENTACLE_DIR / NAMES[role]
+
+    def gate(self, role: str) -> Path:
+        return self.root / "bin" / NAMES[role]
+
+    @cached_property
+    def digest(self) -> str:
+        """Content hash of the rendered scripts (tells renders of different templates apart)."""
+        h = hashlib.sha256()
+        for p in self.scripts():
+            h.update(p.read_bytes())
+        return h.hexdigest()[:12]
+
+    def scripts(self) -> list[Path]:
+        out = [self.tentacle(r) for r in ROLES]
+        if self.gate_error is None:
+            out += [self.gate(r) for r in ROLES]
+        return out
+
+
+@contextmanager
+def templates_at(templates: Path | None) -> Iterator[None]:
+    """Point the generator's template loader at another templates/ tree (in this process)."""
+    from hookshape import shell as hs_shell
+
+    if templates is None:
+        yield
+        return
+    saved = hs_shell.templates_dir
+    hs_shell.templates_dir = lambda: templates  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        hs_shell.templates_dir = saved  # type: ignore[assignment]
+
+
+def render(out: Path, templates: Path | None = None) -> Rendered:
+    """Render the default spec into `out` (like `hookshape render --out`), from `templates`
+    (default: the repository's). Until the gate template exists, only the tentacles render."""
+    from hookshape import loader, plan, writer
+    from hookshape.errors import HookshapeError
+
+    loaded = loader.load(SPEC_PATH)
+    with templates_at(templates):
+        try:
+            writer.write_plan(out, plan.build(loaded))
+            return Rendered(out)
+        except HookshapeError as exc:
+            if "gate" not in str(exc):
+                raise
+            gate_error = str(exc)
+        sub = loaded.spec.harness.tentacle_dir
+        arts = [plan.shell_artifact(loaded, f"bin/{sub}/{t.name}", f"tentacle-{t.role}.sh.jinja", t)
+                for t in loaded.spec.tentacles]
+        writer.write_plan(out, arts)
+    return Rendered(out, gate_error)
+
+
+# ---------------------------------------------------------------------------------- shells --
+
+
+def missing_shells() -> list[str]:
+    return [s.name for s in MATRIX if not s.available]
+
+
+@cache
+def absolute_argv(sh: Shell) -> tuple[str, ...]:
+    """The shell's argv with argv[0] absolute (the busybox-only PATH cannot find it)."""
+    exe = shutil.which(sh.argv[0])
+    assert exe, f"{sh.name} is not installed"
+    return (exe, *sh.argv[1:])
+
+
+def interpreters(dest: Path) -> dict[str, str]:
+    """One word per shell for the gate's interpreter variable: the gate runs
+    `"$PD_HOOK_SHELL" <tentacle>`, so a shell that needs arguments (busybox sh, bash --posix,
+    yash --posix, zsh --emulate sh --no-rcs) gets a two-line exec wrapper."""
+    dest.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for sh in MATRIX:
+        if not sh.available:
+            continue
+        argv = absolute_argv(sh)
+        if len(argv) == 1:
+            out[sh.name] = argv[0]
+            continue
+        wrapper = dest / sh.name
+        words = " ".join(shquote(a) for a in argv)
+        wrapper.write_text(f'#!/bin/sh\nexec {words} "$@"\n')
+        wrapper.chmod(0o755)
+        out[sh.name] = str(wrapper)
+    return out
+
+
+def shquote(s: str) -> str:
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+# ------------------------------------------------------------------- parser environments --
+
+_PY = re.compile(r"^(python|python3|python3\.\d+|python\d(\.\d+)?-config|python3\.\d+-config|pydoc3?.*)$")
+
+
+def _farm(dest: Path, drop) -> str:
+    """A dir of symlinks to every executable of /usr/local/bin, /usr/bin and /bin (first wins),
+    minus the names `drop` accepts."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for d in ("/usr/local/bin", "/usr/bin", "/bin"):
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            src = os.path.join(d, name)
+            link = dest / name
+            if drop(name) or link.exists() or link.is_symlink():
+                continue
+            if os.path.isfile(src) and os.access(src, os.X_OK):
+                link.symlink_to(src)
+    return str(dest)
+
+
+def _busybox_farm(dest: Path) -> str:
+    """A dir where every applet of `busybox --list` (and busybox itself) links to busybox."""
+    dest.mkdir(parents=True, exist_ok=True)
+    bb = shutil.which("busybox")
+    assert bb, "busybox is needed for the busybox-only PATH"
+    bb = os.path.realpath(bb)
+    applets = subprocess.run([bb, "--list"], capture_output=True, text=True, check=True).stdout.split()
+    for name in [*applets, "busybox"]:
+        if "/" in name:
+            continue
+        link = dest / name
+        if not link.is_symlink():
+            link.symlink_to(bb)
+    return str(dest)
+
+
+def make_paths(base: Path) -> dict[str, str | None]:
+    """PATH for each parser environment (None: that environment cannot be built here)."""
+    paths: dict[str, str | None] = {
+        "normal": os.environ.get("PATH", "/usr/bin:/bin"),
+        "nojq": _farm(base / "nojq", lambda n: n == "jq"),
+        "nojqpy": _farm(base / "nojqpy", lambda n: n == "jq" or bool(_PY.match(n))),
+    }
+    paths["busybox"] = _busybox_farm(base / "busybox") if shutil.which("busybox") else None
+    return paths
+
+
+def env_notes(paths: dict[str, str | None]) -> list[str]:
+    """What each environment really offers (for the summary)."""
+    notes = []
+    for name, path in paths.items():
+        if path is None:
+            notes.append(f"{name}: unavailable (busybox missing)")
+            continue
+        has = [t for t in ("jq", "python3", "awk") if shutil.which(t, path=path)]
+        awk = shutil.which("awk", path=path)
+        awk_real = os.path.realpath(awk) if awk else "-"
+        notes.append(f"{name}: has {', '.join(has) or 'none of jq/python3/awk'}; awk -> {awk_real}")
+    return notes
+
+
+# ----------------------------------------------------------------------------- homes, runs --
+
+
+@dataclass(frozen=True)
+class Run:
+    code: int
+    out: bytes
+    err: bytes
+
+    def brief(self) -> str:
+        return f"rc={self.code} stdout={self.out[:400]!r} stderr={self.err[:400]!r}"
+
+
+@dataclass
+class Home:
+    """A private harness home (PD_HOME) plus HOME, and the armed project dir for the gate."""
+
+    path: Path
+    armed: Path
+
+    @property
+    def matrix(self) -> Path:
+        return self.path / SPEC["matrix"]["file_default"]
+
+    @property
+    def state(self) -> Path:
+        return self.path / STATE_DIR
+
+    def breaker_state(self, role: str) -> Path:
+        return self.path / GATE["health_dir"] / f"{NAMES[role]}.state"
+
+
+_counter = [0]
+
+
+def new_home(base: Path, matrix: str | None = None) -> Home:
+    """A fresh home: the readiness lease (ready == pid, fresh heartbeat) and the armed roots are
+    always laid out (the gate needs them; a tentacle ignores them)."""
+    _counter[0] += 1
+    root = base / f"h{_counter[0]}"
+    home = root / "pd"
+    armed = root / "project"
+    (home / STATE_DIR).mkdir(parents=True)
+    armed.mkdir()
+    (root / "user").mkdir()
+    (home / GATE["ready_file"]).write_text("4242\n")
+    (home / GATE["pid_file"]).write_text("4242\n")
+    (home / GATE["heartbeat_file"]).write_text("")
+    roots = home / GATE["armed_roots_file"]
+    roots.parent.mkdir(parents=True, exist_ok=True)
+    roots.write_text(os.path.realpath(armed) + "\n")
+    if matrix is not None:
+        (home / SPEC["matrix"]["file_default"]).write_text(matrix)
+    return Home(home, armed)
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """How one cell runs a script: which tree, shell, PATH and mode."""
+
+    rendered: Rendered
+    shell: Shell
+    env_name: str
+    path: str
+    mode: str
+    interp: str  # the one-word interpreter for the gate's PD_HOOK_SHELL
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def argv(self, role: str) -> list[str]:
+        script = self.rendered.gate(role) if self.mode == "gate" else self.rendered.tentacle(role)
+        return [*absolute_argv(self.shell), str(script)]
+
+    def invoke(self, role: str, payload: bytes, home: Home, vendor: str | None,
+               env: dict[str, str] | None = None, timeout: float = 60) -> Run:
+        full = {
+            "PATH": self.path,
+            "HOME": str(home.path.parent / "user"),
+            "LANG": "C.UTF-8",
+            "PD_HOME": str(home.path),
+            "PD_ACTOR": "alice",
+            **self.extra,
+        }
+        if vendor:
+            full["PD_HOOK_PROVIDER"] = vendor
+        cwd = None
+        if self.mode == "gate":
+            full[SPEC["harness"]["shell_env"]] = self.interp
+            full.update(GATE_TIMING)
+            cwd = home.armed
+        full.update(env or {})
+        proc = subprocess.run(self.argv(role), input=payload, capture_output=True, env=full, cwd=cwd,
+                              timeout=timeout, check=False)
+        return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+# ------------------------------------------------------------------------ stdout contract --
+
+EVENTS = {
+    "claude": {"prompt": "UserPromptSubmit", "pre_tool": "PreToolUse", "post_tool": "PostToolUse", "stop": "Stop"},
+    "gemini": {"prompt": "BeforeAgent", "pre_tool": "BeforeTool", "post_tool": "AfterTool", "stop": "AfterAgent"},
+    "codex": {"prompt": "UserPromptSubmit", "pre_tool": "PreToolUse", "post_tool": "PostToolUse", "stop": "Stop"},
+    "agy": {"prompt": "PreInvocation", "pre_tool": "PreToolUse", "post_tool": "PostToolUse", "stop": "Stop"},
+}
+
+# every answer shape a vendor accepts from each tentacle (from CONTRACTS.md part 1 and the
+# harness's choice of channel in part 2); a gate's breaker notice uses the context shapes
+SHAPES: dict[str, dict[str, tuple[str, ...]]] = {
+    "claude": {"prompt": ("context",), "pre_tool": ("hso-deny", "context"), "post_tool": ("context",),
+               "stop": ("decision:block", "system")},
+    "gemini": {"prompt": ("context",), "pre_tool": ("decision:deny", "context"), "post_tool": ("context",),
+               "stop": ("decision:deny", "system")},
+    "codex": {"prompt": ("context",), "pre_tool": ("hso-deny",), "post_tool": (), "stop": ("decision:block",)},
+    "agy": {"prompt": ("inject",), "pre_tool": ("decision:deny",), "post_tool": (), "stop": ("decision:continue",)},
+}
+BLOCKING = {"hso-deny", "decision:block", "decision:deny", "decision:continue"}
+
+
+def _nonempty_str(v: object) -> bool:
+    return isinstance(v, str) and v != ""
+
+
+def shape_of(obj: object, event: str) -> str | None:
+    """Name the answer shape of a parsed stdout object (None: no known shape)."""
+    if not isinstance(obj, dict):
+        return None
+    keys = set(obj)
+    if keys == {"hookSpecificOutput"} and isinstance(obj["hookSpecificOutput"], dict):
+        h = obj["hookSpecificOutput"]
+        if h.get("hookEventName") != event:
+            return None
+        if set(h) == {"hookEventName", "additionalContext"} and _nonempty_str(h["additionalContext"]):
+            return "context"
+        if (set(h) == {"hookEventName", "permissionDecision", "permissionDecisionReason"}
+                and h["permissionDecision"] == "deny" and _nonempty_str(h["permissionDecisionReason"])):
+            return "hso-deny"
+        return None
+    if keys == {"decision", "reason"} and isinstance(obj["decision"], str) and _nonempty_str(obj["reason"]):
+        return "decision:" + obj["decision"]
+    if keys == {"systemMessage"} and _nonempty_str(obj["systemMessage"]):
+        return "system"
+    if keys == {"injectSteps"}:
+        steps = obj["injectSteps"]
+        if (isinstance(steps, list) and len(steps) == 1 and isinstance(steps[0], dict)
+                and set(steps[0]) == {"ephemeralMessage"} and _nonempty_str(steps[0]["ephemeralMessage"])):
+            return "inject"
+    return None
+
+
+def _no_dup_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise ValueError(f"duplicate keys {keys}")
+    return dict(pairs)
+
+
+def parse_stdout(vendor: str, role: str, out: bytes) -> tuple[Any, str | None, list[str]]:
+    """(object or None, shape, problems): stdout must be empty, or exactly one JSON object on
+    one line (strict UTF-8, no duplicate keys) of a shape this vendor accepts from this role."""
+    if out == b"":
+        return None, None, []
+    problems = []
+    if not out.endswith(b"\n") or out.count(b"\n") != 1:
+        problems.append("stdout is not exactly one line")
+    try:
+        obj = json.loads(out.decode("utf-8"), object_pairs_hook=_no_dup_keys)
+    except (UnicodeDecodeError, ValueError) as exc:
+        return None, None, [*problems, f"stdout is not one JSON value: {exc}"]
+    shape = shape_of(obj, EVENTS[vendor][role])
+    if shape is None or shape not in SHAPES[vendor][role]:
+        problems.append(f"stdout is not a {vendor} {role} answer (shape {shape}, allowed {SHAPES[vendor][role]})")
+    return obj, shape, problems

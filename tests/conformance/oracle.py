@@ -1,0 +1,313 @@
+"""The oracle: what each tentacle must answer, computed in Python from the payload (json module)
+and the contracts (CONTRACTS.md parts 1 and 2), never by running a script.
+
+Payload semantics per vendor (field paths, edit tools, patch bodies), the harness rules (lock
+suffixes, targets, dials, SITREP compliance) and the vendor answer for each verdict are stated
+here once, independently of the generator's profiles and templates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.conformance.kit import EVENTS, MSG, SPEC
+
+ACTOR = "alice"
+OTHER = "bob"
+HEADER = MSG["sitrep_header"]
+SITREP_CONTRACT = MSG["sitrep_contract"] + "\n" + HEADER
+STOP_DIRECTIVE = MSG["stop_directive"] + "\n" + HEADER
+STOP_SUGGEST = MSG["stop_suggest"] + "\n" + HEADER
+LOCK = SPEC["matrix"]["lock_prefix"]
+ALERT = SPEC["matrix"]["alert_prefix"]
+PHEROMONE = SPEC["matrix"]["pheromone_prefix"]
+SUFFIX_MAX = SPEC["matrix"]["suffix_max"]
+KEY_MAX = SPEC["harness"]["session_key_max"]
+MARKERS = f"{SPEC['harness']['state_dir']}/{SPEC['stop']['marker_dir']}"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Where a vendor's payload keeps things, and how it answers."""
+
+    tool: tuple[str, ...]
+    tool_input: tuple[str, ...]
+    edit: frozenset[str]
+    path_fields: tuple[str, ...]
+    cwd: tuple[tuple[str, ...], ...]
+    session: tuple[tuple[str, ...], ...]
+    patch: str | None = None           # field of tool_input holding a patch body (any tool)
+    stop_text: tuple[tuple[str, ...], ...] = ()
+    stop_active: tuple[str, ...] | None = None
+    turn: tuple[str, ...] | None = None  # once-per-turn marker of the prompt event
+    context_roles: frozenset[str] = frozenset()
+    context: str = "hso"               # hso | inject
+    block: str = "hso-deny"            # pre-tool block answer
+    warn: str = "context"              # context | stderr | none
+    stop_block: str | None = "block"   # decision value, None: observe only
+    stop_suggest: str = "system"       # system | none
+
+
+SNAKE = dict(tool=("tool_name",), tool_input=("tool_input",), cwd=(("cwd",),), session=(("session_id",),),
+             stop_active=("stop_hook_active",))
+VENDOR: dict[str, Shape] = {
+    "claude": Shape(**SNAKE, edit=frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"}),
+                    path_fields=("file_path", "notebook_path", "path"),
+                    stop_text=(("last_assistant_message",),),
+                    context_roles=frozenset({"prompt", "pre_tool", "post_tool"})),
+    "gemini": Shape(**SNAKE, edit=frozenset({"write_file", "replace"}), path_fields=("file_path", "path"),
+                    stop_text=(("prompt_response",),), context_roles=frozenset({"prompt", "pre_tool", "post_tool"}),
+                    block="decision-deny", stop_block="deny"),
+    "codex": Shape(**SNAKE, edit=frozenset({"apply_patch", "Edit", "Write"}), path_fields=("file_path", "path"),
+                   patch="command", stop_text=(("last_assistant_message",),), context_roles=frozenset({"prompt"}),
+                   warn="stderr", stop_suggest="none"),
+    "agy": Shape(tool=("toolCall", "name"), tool_input=("toolCall", "args"),
+                 edit=frozenset({"write_to_file", "replace_file_content", "multi_replace_file_content"}),
+                 path_fields=("TargetFile", "AbsolutePath"),
+                 cwd=(("toolCall", "args", "Cwd"), ("workspacePaths", "0")), session=(("conversationId",),),
+                 turn=("invocationNum",), context_roles=frozenset({"prompt"}), context="inject",
+                 block="decision-deny", warn="none", stop_block=None, stop_suggest="none"),
+}
+
+
+# ------------------------------------------------------------------------ payload reading --
+
+_MISSING = object()
+
+
+def get(doc: Any, path: tuple[str, ...]) -> Any:
+    cur = doc
+    for k in path:
+        if isinstance(cur, dict) and k in cur:
+            cur = cur[k]
+        elif isinstance(cur, list) and re.fullmatch(r"0|[1-9][0-9]*", k) and int(k) < len(cur):
+            cur = cur[int(k)]
+        else:
+            return _MISSING
+    return cur
+
+
+def string(doc: Any, path: tuple[str, ...]) -> str:
+    v = get(doc, path)
+    return v if isinstance(v, str) else ""
+
+
+def first_string(doc: Any, paths: tuple[tuple[str, ...], ...]) -> str:
+    for p in paths:
+        s = string(doc, p)
+        if s:
+            return s
+    return ""
+
+
+def norm(path: str) -> str:
+    """Lexical normalisation: //, /./ and /../ collapse (the file may not exist)."""
+    stack: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if stack:
+                stack.pop()
+            continue
+        stack.append(part)
+    return "/" + "/".join(stack)
+
+
+def absolute(path: str, cwd: str) -> str:
+    if path == "":
+        return ""
+    if not path.startswith("/"):
+        if not cwd.startswith("/"):
+            return ""
+        path = cwd + "/" + path
+    return norm(path)
+
+
+def suffix(path: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_")
+    return s.upper()[:SUFFIX_MAX]
+
+
+def session_key(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._:-]", "_", s)[:KEY_MAX]
+
+
+def cwd_of(vendor: str, doc: Any) -> str:
+    cwd = first_string(doc, VENDOR[vendor].cwd)
+    return cwd if cwd.startswith("/") else ""
+
+
+def command_text(value: Any) -> str:
+    """A shell command as one string: an argv array is joined by spaces (non-strings as "")."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return " ".join(v if isinstance(v, str) else "" for v in value)
+    return ""
+
+
+_PATCH_HEADS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+
+
+def patch_paths(body: str) -> list[str]:
+    out = []
+    for line in body.split("\n"):
+        line = line.removesuffix("\r")
+        for head in _PATCH_HEADS:
+            if line.startswith(head):
+                hit = line[len(head):].rstrip(" \t")
+                if hit:
+                    out.append(hit)
+                break
+    return out
+
+
+def targets(vendor: str, doc: Any) -> list[str]:
+    """The absolute, normalised paths an edit touches (path fields of an edit tool, every path of
+    a patch body), in order, without repeats."""
+    if not isinstance(doc, dict):
+        return []
+    v = VENDOR[vendor]
+    cwd = cwd_of(vendor, doc)
+    base = get(doc, v.tool_input)
+    raw: list[str] = []
+    if string(doc, v.tool) in v.edit:
+        raw += [absolute(string(base, (f,)), cwd) for f in v.path_fields]
+    if v.patch is not None:
+        body = command_text(get(base, (v.patch,)))
+        if "*** Begin Patch" in body:
+            raw += [absolute(p, cwd) for p in patch_paths(body)]
+    out: list[str] = []
+    for p in raw:
+        if p and p not in out:
+            out.append(p)
+    return out
+
+
+# -------------------------------------------------------------------------------- answers --
+
+
+@dataclass
+class Expect:
+    """One run's expected answer: stdout object (None: empty), stderr text, and state effects."""
+
+    out: dict[str, Any] | None = None
+    err: str = ""
+    trail: list[str] = field(default_factory=list)  # post-tool: targets that get a trail line
+    marker: str | None = None                       # stop: session key whose marker must exist
+    verdict: str = "silent"                         # for reports: silent | block | warn | context
+
+
+def context_answer(vendor: str, role: str, text: str) -> dict[str, Any] | None:
+    v = VENDOR[vendor]
+    if role not in v.context_roles or text == "":
+        return None
+    if v.context == "inject":
+        return {"injectSteps": [{"ephemeralMessage": text}]}
+    return {"hookSpecificOutput": {"hookEventName": EVENTS[vendor][role], "additionalContext": text}}
+
+
+def block_answer(vendor: str, reason: str) -> dict[str, Any]:
+    if VENDOR[vendor].block == "hso-deny":
+        return {"hookSpecificOutput": {"hookEventName": EVENTS[vendor]["pre_tool"], "permissionDecision": "deny",
+                                       "permissionDecisionReason": reason}}
+    return {"decision": "deny", "reason": reason}
+
+
+def one_line(text: str) -> str:
+    return re.sub(r"[\r\n]+", " ", text)
+
+
+def lock_matrix(paths: list[str], holder: str, extra: str = "") -> str:
+    return extra + "".join(f'{LOCK}{suffix(p)}="{holder}"\n' for p in paths)
+
+
+def pre_tool(vendor: str, doc: Any, locks: dict[str, str], dial: str = "enforce") -> Expect:
+    """locks: lock suffix -> holder, as the matrix file states them."""
+    hits = []
+    for t in targets(vendor, doc):
+        holder = locks.get(suffix(t), "")
+        if holder and holder != ACTOR:
+            hits.append((t, holder))
+    if not hits or dial == "advisory":
+        return Expect()
+    if dial == "warn":
+        text = "\n".join(MSG["warn"].format(path=t, holder=h) for t, h in hits)
+        mode = VENDOR[vendor].warn
+        if mode == "context":
+            return Expect(out=context_answer(vendor, "pre_tool", text), verdict="warn")
+        if mode == "stderr":
+            return Expect(err=one_line(text) + "\n", verdict="warn")
+        return Expect()
+    reason = "\n".join(MSG["block"].format(path=t, holder=h) for t, h in hits)
+    return Expect(out=block_answer(vendor, reason), verdict="block")
+
+
+def prompt(vendor: str, doc: Any, alerts: list[tuple[str, str]], dial: str = "enforce") -> Expect:
+    v = VENDOR[vendor]
+    if v.turn is not None:
+        n = get(doc, v.turn)
+        if n is not _MISSING and not (n == 0 and type(n) is int):
+            return Expect()
+    parts = []
+    if alerts:
+        lines = [MSG["alert_line"].format(id=i, text=t) for i, t in alerts[: SPEC["prompt"]["max_entries"]]]
+        parts.append(MSG["coordination_header"] + "\n" + "\n".join(lines))
+    if dial != "off":
+        parts.append(SITREP_CONTRACT)
+    text = "\n\n".join(parts)
+    out = context_answer(vendor, "prompt", text)
+    return Expect(out=out, verdict="context" if out else "silent")
+
+
+def stop_text(vendor: str, doc: Any) -> str:
+    return first_string(doc, VENDOR[vendor].stop_text)
+
+
+def compliant(text: str) -> bool:
+    kw = SPEC["stop"]["compliance_keyword"].lower()
+    return kw in text.lower() and any(line.count("|") >= 2 for line in text.split("\n"))
+
+
+def stop_would_block(vendor: str, doc: Any) -> bool:
+    v = VENDOR[vendor]
+    if v.stop_block is None or not isinstance(doc, dict):
+        return False
+    if v.stop_active is not None and get(doc, v.stop_active) is True:
+        return False
+    text = stop_text(vendor, doc)
+    return text != "" and not compliant(text)
+
+
+def stop(vendor: str, doc: Any, dial: str = "enforce", marked: bool = False) -> Expect:
+    """marked: this session was already kept working once within the TTL."""
+    if not stop_would_block(vendor, doc) or dial == "off":
+        return Expect()
+    v = VENDOR[vendor]
+    if dial == "suggest":
+        if v.stop_suggest == "system":
+            return Expect(out={"systemMessage": STOP_SUGGEST}, verdict="context")
+        return Expect()
+    session = session_key(first_string(doc, v.session))
+    if marked and session:
+        return Expect()
+    return Expect(out={"decision": v.stop_block, "reason": STOP_DIRECTIVE}, marker=session or None, verdict="block")
+
+
+def post_tool(vendor: str, doc: Any) -> Expect:
+    return Expect(trail=targets(vendor, doc))
+
+
+def trail_line(path: str, tool: str, index: int) -> re.Pattern[str]:
+    """The matrix line post-tool appends for one target (value escaped for double quotes)."""
+    def q(s: str) -> str:
+        s = re.sub(r"[\x01-\x1f\x7f]", " ", s)
+        return re.sub(r'([\\"$`])', r"\\\1", s)
+
+    note = MSG["post_note"].format(tool=tool)
+    head = re.escape(f"{PHEROMONE}{suffix(path)}_") + r"\d+_\d+_" + str(index) + '="'
+    body = re.escape(q(f"{path} | {note} | actor:{ACTOR} | ts:")) + r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    return re.compile(head + body + '"')

@@ -1,0 +1,57 @@
+"""The conformance matrix: every rendered tentacle, directly and through its gate, x every vendor
+fixture x every shell of tests.shells.MATRIX x every parser environment.
+
+One test item is one (shell, environment, mode, tentacle, vendor) cell; it runs the vendor's
+fixtures under the oracle's scenarios (cells.py) and reports every broken run at once.
+
+Environments: the normal PATH; no jq; neither jq nor python3 (symlink farms of /usr/local/bin,
+/usr/bin and /bin minus those); busybox only (every applet a symlink to busybox, the shell under
+test by absolute path). Coverage per environment and mode (COVERAGE) keeps the run count near
+6500 for the whole matrix:
+
+- normal, direct: every tentacle x every fixture (foreign events included) x every scenario;
+- normal, gate: every tentacle x every fixture, the primary scenario of each pair;
+- busybox only: every tentacle x the fixtures of its own event, every scenario directly and the
+  primary one through the gate (the environment that catches GNU-only flags);
+- no jq / no jq nor python3, direct and gate: every tentacle x the fixtures of its own event, the
+  primary scenario (the tentacles' one parser is awk: these catch a reach for a missing tool).
+"""
+
+from __future__ import annotations
+
+import pytest
+from tests.conformance.cells import run_cell
+from tests.conformance.conftest import tag
+from tests.conformance.kit import ENVS, MATRIX, MODES, ROLES, VENDORS
+
+pytestmark = pytest.mark.slow
+
+# (env, mode) -> (only the tentacle's own events, every scenario)
+COVERAGE = {
+    ("normal", "direct"): (False, True),
+    ("normal", "gate"): (False, False),
+    ("busybox", "direct"): (True, True),
+    ("busybox", "gate"): (True, False),
+    ("nojq", "direct"): (True, False),
+    ("nojq", "gate"): (True, False),
+    ("nojqpy", "direct"): (True, False),
+    ("nojqpy", "gate"): (True, False),
+}
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("env", ENVS)
+@pytest.mark.parametrize("sh", MATRIX, ids=lambda s: s.name)
+def test_cell(make_ctx, base, request, sh, env, mode, role, vendor):
+    ctx = make_ctx(sh, env, mode)
+    matched, full = COVERAGE[(env, mode)]
+    res = run_cell(ctx, role, vendor, base, full=full, matched=matched)
+    tag(request, checks=res.checks, failed_checks=len(res.failures))
+    assert res.checks > 0, "no fixture ran"
+    if res.failures:
+        shown = "\n".join(res.failures[:25])
+        more = f"\n... and {len(res.failures) - 25} more" if len(res.failures) > 25 else ""
+        pytest.fail(f"{len(res.failures)} of {res.checks} runs broke the contract "
+                    f"({sh.name}, {env}, {mode}, {role}, {vendor}):\n{shown}{more}", pytrace=False)
