@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", max_examples=300, derandomize=True, deadline=None,
