@@ -221,7 +221,7 @@ def cases(tmp: Path) -> tuple[list[Case], dict[str, str], Path]:
         out.append(Case(f"pre-tool {vendor} shell", [dash, pre], event(vendor, "shell"), venv, target=TARGET_PATH))
         out.append(Case(f"prompt {vendor} context", [dash, str(SQUID / "pd-hook-prompt")], event(vendor, "prompt"),
                         venv, target=TARGET_PATH))
-        out.append(Case(f"stop {vendor} block", [dash, str(SQUID / "pd-hook-stop")], event(vendor, "stop"),
+        out.append(Case(f"stop {vendor} suggest", [dash, str(SQUID / "pd-hook-stop")], event(vendor, "stop"),
                         {**venv, "PD_SITREP": "suggest"}, target=TARGET_PATH))
         out.append(Case(f"post-tool {vendor} trace", [dash, str(SQUID / "pd-hook-post-tool")],
                         event(vendor, "edit"), {**venv, "PD_MATRIX_FILE": str(tmp / "trail.env")},
