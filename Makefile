@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 JOBS ?= auto
 # Debian packages of the conformance shell matrix (plus tools the suite and bench use)
 SHELL_PKGS := busybox posh yash mksh ksh93u+m zsh
-TOOL_PKGS := hyperfine strace
+TOOL_PKGS := hyperfine strace gawk original-awk
 SHELL_BINS := busybox posh yash mksh ksh93 zsh
 
 .PHONY: render check test conformance shells live live-clis bench package schema dists clean
@@ -34,6 +34,7 @@ shells:
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing shells:$$missing"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SHELL_PKGS) $(TOOL_PKGS) >/dev/null; \
+	    update-alternatives --set awk /usr/bin/mawk >/dev/null 2>&1 || :; \
 	  else echo "WARNING: missing shells:$$missing (not root or no apt): their conformance cells are reported as missing"; fi; \
 	fi
 
