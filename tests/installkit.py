@@ -11,7 +11,6 @@ import stat
 import subprocess
 import sys
 import tomllib
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from click.testing import CliRunner
 
 from hookshape.cli import cli
 from hookshape.errors import HookshapeError
+from hookshape.install.managed import commands
 from hookshape.loader import Loaded, load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,18 +127,6 @@ def proc(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[byte
 def parse(path: Path) -> Any:
     text = path.read_text(encoding="utf-8")
     return tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-
-
-def commands(value: Any) -> Iterator[str]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key == "command" and isinstance(item, str):
-                yield item
-            else:
-                yield from commands(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from commands(item)
 
 
 def ours(path: Path) -> list[str]:
