@@ -123,6 +123,7 @@ class Gate(Strict):
     cooldown_ms: PosInt
     cooldown_env: EnvName
     kill_grace_ms: Annotated[int, Field(ge=10, le=10_000)]
+    watch_poll_ms: Annotated[int, Field(ge=10, le=60_000)]
     vendor_margin_ms: Annotated[int, Field(ge=100)]
     health_dir: RelPath
     ready_file: RelPath
