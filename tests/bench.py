@@ -177,9 +177,10 @@ def matrix_3000(project: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def path_farm(base: Path, drop: tuple[str, ...]) -> str:
-    """A PATH of symlinks to every executable except the dropped ones."""
-    farm = base / ("nopath-" + "-".join(drop))
+def path_farm(base: Path, drop: tuple[str, ...], awk: str | None = None) -> str:
+    """A PATH of symlinks to every executable except the dropped ones; `awk` links to that
+    program when given."""
+    farm = base / ("nopath-" + "-".join(drop) + (f"-awk-{awk}" if awk else ""))
     farm.mkdir(parents=True, exist_ok=True)
     for folder in ("/usr/local/bin", "/usr/bin", "/bin"):
         for entry in sorted(Path(folder).iterdir()) if Path(folder).is_dir() else []:
@@ -187,6 +188,9 @@ def path_farm(base: Path, drop: tuple[str, ...]) -> str:
                 continue
             if os.access(entry, os.X_OK) and entry.is_file():
                 (farm / entry.name).symlink_to(entry)
+    if awk:
+        (farm / "awk").unlink(missing_ok=True)
+        (farm / "awk").symlink_to(which(awk))
     return str(farm)
 
 
@@ -251,6 +255,14 @@ def cases(tmp: Path) -> tuple[list[Case], dict[str, str], Path]:
         out.append(Case(f"pre-tool claude block ({label})", [dash, str(SQUID / "pd-hook-pre-tool")],
                         event("claude", "edit", locked, tag="-locked"), {"PD_HOOK_PROVIDER": "claude", "PATH": farm},
                         target=TARGET_PATH, group="parsers"))
+    # gawk as the system awk (Debian makes it so once gawk is installed): the tentacles still run
+    # mawk when it is on PATH (harness.awk_prefer); without mawk they pay for gawk's start
+    if shutil.which("gawk") and shutil.which("mawk"):
+        for label, drop in (("awk is gawk, mawk present", ("jq",)), ("awk is gawk, no mawk", ("jq", "mawk"))):
+            farm = path_farm(tmp, drop, awk="gawk")
+            out.append(Case(f"pre-tool claude block ({label})", [dash, str(SQUID / "pd-hook-pre-tool")],
+                            event("claude", "edit", locked, tag="-locked"),
+                            {"PD_HOOK_PROVIDER": "claude", "PATH": farm}, group="parsers"))
     return out, env, project
 
 

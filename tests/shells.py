@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,19 @@ MATRIX = (
     Shell("zsh", ("zsh", "--emulate", "sh", "--no-rcs")),
 )
 CORE = tuple(s for s in MATRIX if s.name in ("dash", "busybox", "bash"))
+
+
+# the awks a tentacle tries before plain `awk` (harness.awk_prefer of the default spec)
+AWK_PREFER: tuple[str, ...] = tuple(tomllib.loads((ROOT / "hookshape.toml").read_text())["harness"]["awk_prefer"])
+
+
+def tentacle_awk(path: str) -> str | None:
+    """The awk a tentacle runs on this PATH: the first of the preferred ones found, else awk."""
+    for name in (*AWK_PREFER, "awk"):
+        found = shutil.which(name, path=path)
+        if found:
+            return found
+    return None
 
 
 def shell(name: str) -> Shell:

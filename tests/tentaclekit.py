@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.shells import CORE, FIXTURES, ROOT, VENDORS, Shell
+from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell
 
 __all__ = ["CORE", "FIXTURES", "VENDORS"]
 
@@ -155,7 +155,9 @@ def farms(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     for awk in ("mawk", "original-awk"):
         target = shutil.which(awk)
         if target:
-            out[f"awk={awk}"] = farm(base / awk, drop=("jq",), swap={"awk": target})
+            # without the spec's preferred awks: a tentacle would run one of those instead
+            others = tuple(a for a in AWK_PREFER if a != awk)
+            out[f"awk={awk}"] = farm(base / awk, drop=("jq", *others), swap={"awk": target})
     return out
 
 

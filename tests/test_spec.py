@@ -186,6 +186,10 @@ BAD_SPECS = [
         "no vendor profile named 'zeta'"),
     Bad("matcher-for-unknown-vendor", matcher_unknown_vendor,
         r"tentacles\[1\]\.matcher\.nosuch", "no such vendor"),
+    Bad("awk-prefer-not-a-command-name", set_key("harness.awk_prefer", ["mawk", "gawk --posix"]),
+        r"harness\.awk_prefer(\[1\])?", "pattern"),
+    Bad("awk-prefer-a-path", set_key("harness.awk_prefer", ["/usr/bin/mawk"]),
+        r"harness\.awk_prefer(\[0\])?", "pattern"),
 ]
 
 

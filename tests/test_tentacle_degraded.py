@@ -6,24 +6,31 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
 if "tests.tentaclekit" not in sys.modules:  # rewrite its asserts too (it is a plugin below)
     pytest.register_assert_rewrite("tests.tentaclekit")
 
+from tests.shells import AWK_PREFER, CORE, tentacle_awk
 from tests.tentaclekit import (
     ISO_RE,
     MSG,
+    NAMES,
     SITREP_CONTRACT,
+    SPEC_PATH,
     VENDORS,
     Pd,
     assert_silent,
     assert_warn,
     block_msg,
     context,
+    farm,
     halt_msg,
     p_edit,
     p_prompt,
@@ -31,6 +38,7 @@ from tests.tentaclekit import (
     p_stop,
     p_tool,
     patch_body,
+    render,
     stop_block,
     stop_suggest,
     suffix,
@@ -209,3 +217,82 @@ def test_oversize_receipt(dpd: Pd) -> None:
     big = p_tool("claude", "Write", {"file_path": str(target), "content": "z" * (5 << 20)}, dpd.proj)
     r = dpd.run("pre_tool", big, env={"PD_HOOK_PROVIDER": "claude"})
     assert r.json == tool_block("claude", block_msg(target, "bob"))
+
+
+# --- which awk runs ------------------------------------------------------------------------
+
+
+def test_each_awk_farm_runs_the_awk_it_names(farms: dict[str, str]) -> None:
+    """A farm that puts another awk in front must not leave a preferred awk (mawk) beside it:
+    the tentacles would run that one and the farm would test nothing new."""
+    import os
+
+    for name in ("mawk", "original-awk"):
+        if f"awk={name}" in farms:
+            used = tentacle_awk(farms[f"awk={name}"])
+            assert used and os.path.realpath(used) == os.path.realpath(shutil.which(name) or "")
+    assert os.path.realpath(tentacle_awk(farms["busybox-only"]) or "").endswith("busybox")
+
+
+def _awk_shims(root: Path, names: tuple[str, ...], hide: tuple[str, ...] = ()) -> tuple[str, Path]:
+    """A PATH whose awks are logging shims (each runs mawk) in front of a farm without awk, the
+    preferred awks and `hide` (Debian has a nawk too); returns the PATH and the log file."""
+    real = shutil.which("mawk") or shutil.which("awk")
+    assert real
+    shims = root / "shims"
+    shims.mkdir()
+    log = root / "awk.log"
+    for name in names:
+        shim = shims / name
+        shim.write_text(f"#!/bin/sh\nprintf '%s\\n' {name} >> '{log}'\nexec '{real}' \"$@\"\n")
+        shim.chmod(0o755)
+    return f"{shims}:{farm(root / 'farm', drop=('awk', *AWK_PREFER, *hide))}", log
+
+
+@pytest.mark.parametrize(("present", "used"), [(("mawk", "awk"), "mawk"), (("awk",), "awk")],
+                         ids=["mawk-and-awk", "awk-only"])
+@VEND
+def test_the_tentacles_run_the_preferred_awk(pd: Pd, vendor: str, present: tuple[str, ...], used: str) -> None:
+    """harness.awk_prefer: the first preferred awk on PATH runs every program (gawk as `awk` is
+    about 3x slower than mawk); without one, plain awk does. Same answers either way."""
+    assert AWK_PREFER[0] == "mawk"
+    pd.env["PATH"], log = _awk_shims(pd.root, present)
+    target = pd.proj / "src" / "a.ts"
+    pd.lock(target, "bob")
+    env = {"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice"}
+    assert pd.run("pre_tool", p_edit(vendor, "src/a.ts", pd.proj), env=env).json == \
+        tool_block(vendor, block_msg(target, "bob"))
+    pd.alert("1", "deploy freeze")
+    assert b"deploy freeze" in pd.run("prompt", p_prompt(vendor, pd.proj), env=env).out
+    ran = log.read_text().split()
+    assert ran and set(ran) == {used}
+
+
+@pytest.mark.parametrize(("prefer", "present", "used"), [
+    ([], ("mawk", "awk"), "awk"),
+    (["nawk", "mawk"], ("nawk", "mawk", "awk"), "nawk"),
+    (["nawk", "mawk"], ("mawk", "awk"), "mawk"),
+], ids=["none-preferred", "first-of-two", "second-of-two"])
+def test_awk_prefer_comes_from_the_spec(tmp_path: Path, prefer: list[str], present: tuple[str, ...],
+                                        used: str) -> None:
+    import tomlkit
+
+    doc = tomlkit.parse(SPEC_PATH.read_text())
+    doc["harness"]["awk_prefer"] = prefer
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(tomlkit.dumps(doc))
+    squid = render(tmp_path / "out", spec)
+    script = (squid / NAMES["pre_tool"]).read_text()
+    assert script.count("command -v") == len(prefer)
+    root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))  # short: lock keys are cut at 80
+    try:
+        pd = Pd(root, squid, CORE[0])
+        pd.env["PATH"], log = _awk_shims(pd.root, present, hide=tuple(prefer))
+        target = pd.proj / "src" / "a.ts"
+        pd.lock(target, "bob")
+        env = {"PD_HOOK_PROVIDER": "claude", "PD_ACTOR": "alice"}
+        assert pd.run("pre_tool", p_edit("claude", "src/a.ts", pd.proj), env=env).json == \
+            tool_block("claude", block_msg(target, "bob"))
+        assert set(log.read_text().split()) == {used}
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

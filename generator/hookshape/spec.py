@@ -35,6 +35,7 @@ class Harness(Strict):
     shell_env: EnvName
     stdin_max_bytes: Annotated[int, Field(ge=4096, le=16 * 1024 * 1024)]
     session_key_max: Annotated[int, Field(ge=8, le=200)]
+    awk_prefer: Annotated[list[ScriptName], Field(max_length=8)]
 
 
 class Matrix(Strict):

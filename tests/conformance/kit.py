@@ -20,7 +20,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from tests.shells import FIXTURES, MATRIX, ROOT, VENDORS, Shell
+from tests.shells import AWK_PREFER, FIXTURES, MATRIX, ROOT, VENDORS, Shell, tentacle_awk
 
 __all__ = ["FIXTURES", "MATRIX", "ROOT", "VENDORS", "Shell"]
 
@@ -215,10 +215,17 @@ def env_notes(paths: dict[str, str | None]) -> list[str]:
             notes.append(f"{name}: unavailable (busybox missing)")
             continue
         has = [t for t in ("jq", "python3", "awk") if shutil.which(t, path=path)]
-        awk = shutil.which("awk", path=path)
+        awk = tentacle_awk(path)
         awk_real = os.path.realpath(awk) if awk else "-"
-        notes.append(f"{name}: has {', '.join(has) or 'none of jq/python3/awk'}; awk -> {awk_real}")
+        notes.append(f"{name}: has {', '.join(has) or 'none of jq/python3/awk'}; "
+                     f"the tentacles' awk -> {awk_real}")
     return notes
+
+
+def farm_without_preferred_awks(dest: Path) -> str:
+    """The system PATH as a farm minus the spec's preferred awks, so that an `awk` put in front
+    of it is the one the tentacles run."""
+    return _farm(dest, lambda n: n in AWK_PREFER)
 
 
 # ----------------------------------------------------------------------------- homes, runs --

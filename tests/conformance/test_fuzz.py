@@ -41,8 +41,10 @@ from tests.conformance.kit import (
     SHAPES,
     VENDORS,
     Ctx,
+    farm_without_preferred_awks,
     new_home,
     parse_stdout,
+    tentacle_awk,
 )
 
 pytestmark = pytest.mark.slow
@@ -88,9 +90,18 @@ def shells() -> list:
     return [s for s in MATRIX if s.available]
 
 
-def runner(rendered, paths, interps, awk_dirs):
+@pytest.fixture(scope="session")
+def behind_awk(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The PATH behind an awk dir: without the spec's preferred awks (a tentacle would run those
+    instead of the awk under test)."""
+    return farm_without_preferred_awks(tmp_path_factory.mktemp("behind-awk"))
+
+
+def runner(rendered, behind_awk, interps, awk_dirs):
     def ctx(sh, awk: str, mode: str = "direct") -> Ctx:
-        return Ctx(rendered, sh, "normal", awk_dirs[awk] + os.pathsep + str(paths["normal"]), mode, interps[sh.name])
+        path = awk_dirs[awk] + os.pathsep + behind_awk
+        assert os.path.realpath(tentacle_awk(path) or "") == os.path.realpath(Path(awk_dirs[awk]) / "awk")
+        return Ctx(rendered, sh, "normal", path, mode, interps[sh.name])
     return ctx
 
 
@@ -98,11 +109,11 @@ def runner(rendered, paths, interps, awk_dirs):
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
-def test_pre_tool_equivalence(rendered, paths, interps, awk_dirs, shells, tmp_path, request, vendor):
+def test_pre_tool_equivalence(rendered, behind_awk, interps, awk_dirs, shells, tmp_path, request, vendor):
     """The rendered pre-tool tentacle blocks exactly when Python's json says the true target is
     locked by someone else, and its reason names the exact decoded path."""
     tag(request, kind="fuzz")
-    make = runner(rendered, paths, interps, awk_dirs)
+    make = runner(rendered, behind_awk, interps, awk_dirs)
     seen: Counter[str] = Counter()
 
     @fuzz(100)
@@ -154,14 +165,14 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("awk", list(AWKS))
-def test_hostile_paths_every_awk(rendered, paths, interps, awk_dirs, tmp_path, request, awk):
+def test_hostile_paths_every_awk(rendered, behind_awk, interps, awk_dirs, tmp_path, request, awk):
     """A fixed corpus of hostile target paths, locked, under every awk and every vendor: the
     block names exactly the path Python's json and the lexical normalisation give; a `$(...)`
     in a path stays data."""
     tag(request, kind="fuzz")
     if awk not in awk_dirs:
         pytest.fail(f"{awk} is not installed") if awk in REQUIRED_AWKS else pytest.skip(f"{awk} is not installed")
-    make = runner(rendered, paths, interps, awk_dirs)
+    make = runner(rendered, behind_awk, interps, awk_dirs)
     dash = next(s for s in MATRIX if s.name == "dash")
     pwned = tmp_path / "pwned"
     bad = []
@@ -269,11 +280,11 @@ def all_target_suffixes(doc: Any) -> set[str]:
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
-def test_never_blocks_by_accident(rendered, paths, interps, awk_dirs, shells, tmp_path, request, vendor):
+def test_never_blocks_by_accident(rendered, behind_awk, interps, awk_dirs, shells, tmp_path, request, vendor):
     """Locks only on decoys (or the agent's own), truncated events, garbage bytes: no block in
     any dialect, never exit 2, directly or through the gate."""
     tag(request, kind="fuzz")
-    make = runner(rendered, paths, interps, awk_dirs)
+    make = runner(rendered, behind_awk, interps, awk_dirs)
     seen: Counter[str] = Counter()
 
     @fuzz(60)
@@ -360,12 +371,12 @@ matrix_line = st.one_of(
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_stdout_contract(rendered, paths, interps, awk_dirs, shells, tmp_path, request, role):
+def test_stdout_contract(rendered, behind_awk, interps, awk_dirs, shells, tmp_path, request, role):
     """Whatever arrives on stdin, with any matrix and any dial values, a tentacle (direct or
     gated) exits 0 and prints nothing or exactly one JSON object on one line that the vendor
     accepts from this hook; stderr carries at most the one warning line a vendor reads there."""
     tag(request, kind="fuzz")
-    make = runner(rendered, paths, interps, awk_dirs)
+    make = runner(rendered, behind_awk, interps, awk_dirs)
     seen: Counter[str] = Counter()
 
     @fuzz(60)
