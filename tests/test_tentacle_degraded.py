@@ -253,8 +253,8 @@ def _awk_shims(root: Path, names: tuple[str, ...], hide: tuple[str, ...] = ()) -
                          ids=["mawk-and-awk", "awk-only"])
 @VEND
 def test_the_tentacles_run_the_preferred_awk(pd: Pd, vendor: str, present: tuple[str, ...], used: str) -> None:
-    """harness.awk_prefer: the first preferred awk on PATH runs every program (gawk as `awk` is
-    about 3x slower than mawk); without one, plain awk does. Same answers either way."""
+    """harness.awk_prefer: the first preferred awk on PATH runs every program (gawk as `awk`
+    nearly doubles a tentacle's time); without one, plain awk does. Same answers either way."""
     assert AWK_PREFER[0] == "mawk"
     pd.env["PATH"], log = _awk_shims(pd.root, present)
     target = pd.proj / "src" / "a.ts"
