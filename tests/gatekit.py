@@ -78,30 +78,6 @@ def notice_json(vendor: str, role: str, count: int, cooldown_ms: int) -> dict[st
     return None
 
 
-def alive(pid: int) -> bool:
-    """True while the process exists and is not a zombie (PID 1 may never reap it here)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-
-
-def wait_gone(pid: int, within: float) -> bool:
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        if not alive(pid):
-            return True
-        time.sleep(0.05)
-    return not alive(pid)
-
-
 @dataclass
 class Rig:
     root: Path

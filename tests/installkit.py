@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from hookshape.cli import cli
@@ -53,6 +54,15 @@ def seed(home: Path, vendors: tuple[str, ...] = tuple(SEEDS)) -> dict[str, Path]
         shutil.copyfile(FIXTURES / fixture, target)
         out[vendor] = target
     return out
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A scratch user home holding every vendor's config fixture (a plugin fixture)."""
+    path = tmp_path / "home"
+    path.mkdir()
+    seed(path)
+    return path
 
 
 def fixture_text(vendor: str) -> str:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+from hookshape.install.lock import pid_alive
 
 ROOT = Path(__file__).resolve().parents[1]
 DIST = ROOT / "dist"
@@ -80,3 +83,22 @@ def run(script: Path, payload: bytes | str, *, sh: Shell | None = None, env: dic
 
 def fixture(vendor: str, name: str) -> bytes:
     return (FIXTURES / vendor / f"{name}.json").read_bytes()
+
+
+def alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie (PID 1 may never reap it here)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # gone, or no /proc here
+        return pid_alive(pid)
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def wait_gone(pid: int, within: float) -> bool:
+    """Whether the process is gone (or a zombie) within that many seconds."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return not alive(pid)

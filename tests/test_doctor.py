@@ -10,17 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.installkit import HARNESS, doctor, install, seed
+from tests.installkit import HARNESS, doctor, install
 
 from hookshape.profiles import builtin_dir, load_profiles
 
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    seed(path)
-    return path
+pytest_plugins = ["tests.installkit"]  # fixtures: home
 
 
 @pytest.fixture

@@ -39,9 +39,8 @@ from tests.gatekit import (
     many,
     notice_json,
     slow,
-    wait_gone,
 )
-from tests.shells import ROOT, fixture
+from tests.shells import ROOT, fixture, wait_gone
 
 from hookshape import health
 from hookshape.loader import load

@@ -38,17 +38,11 @@ from hookshape.install import jsonedit as je
 from hookshape.install import lock as locks
 from hookshape.plan import script_artifacts
 
+pytest_plugins = ["tests.installkit"]  # fixtures: home
+
 VENDORS = tuple(SEEDS)
 GATES = {"pd-hook-prompt", "pd-hook-pre-tool", "pd-hook-stop"}
 COMMAND = re.compile(rf'^{PROVIDER}=(\w+) "(/[^"]+)/bin/([a-z-]+)"$')
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    seed(path)
-    return path
 
 
 def flipped(vendor: str) -> str:

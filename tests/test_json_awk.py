@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
+from tests.jsonref import lookup, py_esc, type_of
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LIB = ROOT / "templates" / "fragments" / "json.awk"
@@ -139,59 +140,8 @@ def query(awk: Awk, data: bytes, paths: list[tuple[str, ...]], **vars):
 
 # --------------------------------------------------------- python reference --
 
-_NAMED = {8: b"\\b", 9: b"\\t", 10: b"\\n", 12: b"\\f", 13: b"\\r"}
-
-
-def py_esc(b: bytes) -> bytes:
-    """The escaping j_esc promises, computed in Python."""
-    b = b.replace(b"\\", b"\\\\").replace(b'"', b'\\"')
-    for c in [*list(range(32)), 127]:
-        ch = bytes([c])
-        if ch in b:
-            b = b.replace(ch, _NAMED.get(c, b"\\u%04x" % c))
-    return b
-
-
 def utf8(s: str) -> bytes:
     return s.encode("utf-8", "surrogatepass")
-
-
-_IDX = re.compile(r"0|[1-9][0-9]*")
-ABSENT = object()
-
-
-def lookup(doc, keys):
-    cur = doc
-    for k in keys:
-        if isinstance(cur, dict):
-            if k not in cur:
-                return ABSENT
-            cur = cur[k]
-        elif isinstance(cur, list):
-            if not _IDX.fullmatch(k) or int(k) >= len(cur):
-                return ABSENT
-            cur = cur[int(k)]
-        else:
-            return ABSENT
-    return cur
-
-
-def type_of(v) -> str:
-    if v is ABSENT:
-        return "-"
-    if isinstance(v, bool):
-        return "t" if v else "f"
-    if v is None:
-        return "z"
-    if isinstance(v, (int, float)):
-        return "n"
-    if isinstance(v, str):
-        return "s"
-    if isinstance(v, dict):
-        return "o"
-    if isinstance(v, list):
-        return "a"
-    raise TypeError(v)
 
 
 _BAD_KEY = re.compile(r"[.,\\\x00-\x1f\x7f]")

@@ -359,6 +359,18 @@ def run_hook(script: Path, payload: dict[str, Any], home: Path, provider: str,
                           text=True, timeout=60, env=env, cwd=cwd, check=False)
 
 
+def locked_home(tmp_path: Path, target: str) -> tuple[Path, Path]:
+    """A ready harness home (see ready_home) and its project, with target locked by another
+    agent; returns (home, project)."""
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    ready_home(home, project)
+    (home / "matrix.env").write_text(f'PD_LOCK_{lock_suffix(target)}="other-agent"\n')
+    return home, project
+
+
 def ready_home(home: Path, project: Path) -> None:
     """A harness home whose gates run: a live readiness lease and the project armed."""
     spec = tomllib.loads(SPEC.read_text(encoding="utf-8"))["gate"]
@@ -428,13 +440,8 @@ def test_made_up_vendor_end_to_end(tmp_path: Path, tool_block: str) -> None:
 
     # the rendered pre-tool tentacle blocks a locked write for it, from its payload shape:
     # run directly and through its gate (the way the config wires it)
-    home = tmp_path / "home"
-    project = tmp_path / "project"
-    home.mkdir()
-    project.mkdir()
-    ready_home(home, project)
     target = "/srv/zeta-proj/src/retry file.ts"
-    (home / "matrix.env").write_text(f'PD_LOCK_{lock_suffix(target)}="other-agent"\n')
+    home, project = locked_home(tmp_path, target)
     payload = {"sessionId": "zeta-session-1", "workDir": "/srv/zeta-proj", "eventName": "ToolGate",
                "call": {"tool": "put_file",
                         "input": {"targetPath": "src/./retry file.ts", "content": "x\n"}}}
@@ -505,13 +512,8 @@ def test_hostile_message_text_renders_as_data(tmp_path: Path) -> None:
         spec.write_text(tomlkit.dumps(doc), encoding="utf-8")
     out = tmp_path / "out"
     render_to(out, "--spec", spec)
-    home = tmp_path / "home"
-    project = tmp_path / "project"
-    home.mkdir()
-    project.mkdir()
-    ready_home(home, project)
     target = "/home/dev/proj/src/retry.ts"
-    (home / "matrix.env").write_text(f'PD_LOCK_{lock_suffix(target)}="other-agent"\n')
+    home, project = locked_home(tmp_path, target)
     payload = json.loads((ROOT / "tests" / "fixtures" / "payloads" / "claude" /
                           "pre-tool-Write.json").read_text())
     assert payload["tool_input"]["file_path"] == target

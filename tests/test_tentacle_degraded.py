@@ -7,16 +7,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
-
-if "tests.tentaclekit" not in sys.modules:  # rewrite its asserts too (it is a plugin below)
-    pytest.register_assert_rewrite("tests.tentaclekit")
-
 from tests.shells import AWK_PREFER, CORE, tentacle_awk
 from tests.tentaclekit import (
     ISO_RE,

@@ -6,16 +6,11 @@ out-of-enum values are skipped, never lowering the policy."""
 from __future__ import annotations
 
 import json
-import sys
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
-if "tests.tentaclekit" not in sys.modules:  # rewrite its asserts too (it is a plugin below)
-    pytest.register_assert_rewrite("tests.tentaclekit")
-
 from tests.tentaclekit import (
     SITREP_CONTRACT,
     VENDORS,

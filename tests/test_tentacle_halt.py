@@ -5,13 +5,8 @@ blocks; SEEN / COMPLIED bookkeeping in the distress file."""
 from __future__ import annotations
 
 import re
-import sys
 
 import pytest
-
-if "tests.tentaclekit" not in sys.modules:  # rewrite its asserts too (it is a plugin below)
-    pytest.register_assert_rewrite("tests.tentaclekit")
-
 from tests.tentaclekit import (
     ISO_RE,
     MCP_TOOL,

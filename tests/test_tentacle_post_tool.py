@@ -7,14 +7,9 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 
 import pytest
-
-if "tests.tentaclekit" not in sys.modules:  # rewrite its asserts too (it is a plugin below)
-    pytest.register_assert_rewrite("tests.tentaclekit")
-
 from tests.tentaclekit import (
     FIXTURES,
     ISO_RE,

@@ -5,13 +5,8 @@ contract unless the sitrep dial is off; nothing at all when there is nothing to 
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
-
-if "tests.tentaclekit" not in sys.modules:  # rewrite its asserts too (it is a plugin below)
-    pytest.register_assert_rewrite("tests.tentaclekit")
-
 from tests.tentaclekit import (
     FIXTURES,
     MAX_BYTES,

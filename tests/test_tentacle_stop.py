@@ -5,14 +5,9 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import time
 
 import pytest
-
-if "tests.tentaclekit" not in sys.modules:  # rewrite its asserts too (it is a plugin below)
-    pytest.register_assert_rewrite("tests.tentaclekit")
-
 from tests.tentaclekit import (
     BLOCK_TTL,
     FIXTURES,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.conformance.kit import EVENTS, MSG, SPEC
+from tests.jsonref import ABSENT, lookup
 
 ACTOR = "alice"
 OTHER = "bob"
@@ -74,23 +75,8 @@ VENDOR: dict[str, Shape] = {
 
 # ------------------------------------------------------------------------ payload reading --
 
-_MISSING = object()
-
-
-def get(doc: Any, path: tuple[str, ...]) -> Any:
-    cur = doc
-    for k in path:
-        if isinstance(cur, dict) and k in cur:
-            cur = cur[k]
-        elif isinstance(cur, list) and re.fullmatch(r"0|[1-9][0-9]*", k) and int(k) < len(cur):
-            cur = cur[int(k)]
-        else:
-            return _MISSING
-    return cur
-
-
 def string(doc: Any, path: tuple[str, ...]) -> str:
-    v = get(doc, path)
+    v = lookup(doc, path)
     return v if isinstance(v, str) else ""
 
 
@@ -172,12 +158,12 @@ def targets(vendor: str, doc: Any) -> list[str]:
         return []
     v = VENDOR[vendor]
     cwd = cwd_of(vendor, doc)
-    base = get(doc, v.tool_input)
+    base = lookup(doc, v.tool_input)
     raw: list[str] = []
     if string(doc, v.tool) in v.edit:
         raw += [absolute(string(base, (f,)), cwd) for f in v.path_fields]
     if v.patch is not None:
-        body = command_text(get(base, (v.patch,)))
+        body = command_text(lookup(base, (v.patch,)))
         if "*** Begin Patch" in body:
             raw += [absolute(p, cwd) for p in patch_paths(body)]
     out: list[str] = []
@@ -249,8 +235,8 @@ def pre_tool(vendor: str, doc: Any, locks: dict[str, str], dial: str = "enforce"
 def prompt(vendor: str, doc: Any, alerts: list[tuple[str, str]], dial: str = "enforce") -> Expect:
     v = VENDOR[vendor]
     if v.turn is not None:
-        n = get(doc, v.turn)
-        if n is not _MISSING and not (n == 0 and type(n) is int):
+        n = lookup(doc, v.turn)
+        if n is not ABSENT and not (n == 0 and type(n) is int):
             return Expect()
     parts = []
     if alerts:
@@ -276,7 +262,7 @@ def stop_would_block(vendor: str, doc: Any) -> bool:
     v = VENDOR[vendor]
     if v.stop_block is None or not isinstance(doc, dict):
         return False
-    if v.stop_active is not None and get(doc, v.stop_active) is True:
+    if v.stop_active is not None and lookup(doc, v.stop_active) is True:
         return False
     text = stop_text(vendor, doc)
     return text != "" and not compliant(text)

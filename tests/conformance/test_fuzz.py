@@ -46,6 +46,7 @@ from tests.conformance.kit import (
     parse_stdout,
     tentacle_awk,
 )
+from tests.jsonref import lookup, py_esc, type_of
 
 pytestmark = pytest.mark.slow
 
@@ -201,30 +202,6 @@ def test_hostile_paths_every_awk(rendered, behind_awk, interps, awk_dirs, tmp_pa
 
 # -------------------------------------------------------------- the awk extractor alone --
 
-_NAMED = {8: b"\\b", 9: b"\\t", 10: b"\\n", 12: b"\\f", 13: b"\\r"}
-
-
-def py_esc(b: bytes) -> bytes:
-    """The escaping j_esc promises (see tests/test_json_awk.py)."""
-    b = b.replace(b"\\", b"\\\\").replace(b'"', b'\\"')
-    for c in [*range(32), 127]:
-        if bytes([c]) in b:
-            b = b.replace(bytes([c]), _NAMED.get(c, b"\\u%04x" % c))
-    return b
-
-
-def type_of(v: Any) -> str:
-    if v is o._MISSING:
-        return "-"
-    if isinstance(v, bool):
-        return "t" if v else "f"
-    if v is None:
-        return "z"
-    if isinstance(v, (int, float)):
-        return "n"
-    return {str: "s", dict: "o", list: "a"}[type(v)]
-
-
 def vendor_paths(vendor: str) -> list[tuple[str, ...]]:
     v = o.VENDOR[vendor]
     out = [v.tool, v.tool_input, *v.cwd, *v.session, ("file_path",), ("TargetFile",),
@@ -262,7 +239,7 @@ def test_awk_extractor(awk_dirs, request, awk):
         assert lines[-1] == b"ok\t1", lines[-1][:200]
         for key, line in zip(paths, lines, strict=False):
             _name, typ, val = line.split(b"\t", 2)
-            want = o.get(p.doc, key)
+            want = lookup(p.doc, key)
             assert typ.decode() == type_of(want), (key, typ, want)
             if isinstance(want, str):
                 assert val == py_esc(want.encode("utf-8")), (key, val[:300], want[:300])

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import time
 from pathlib import Path
 
 import pytest
+from tests.shells import wait_gone
 
 from . import runner
 from .mock.server import MockServer, Script
@@ -337,21 +337,7 @@ def test_timeout_ends_the_turn_and_its_hooks(vendor, live_clis, tmp_path):
     assert 6 <= result.duration < 16, why
     assert pidfile.exists(), f"the hook never started\n{why}"
     hook_pid = int(pidfile.read_text().split()[0])
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline and _alive(hook_pid):
-        time.sleep(0.05)
-    assert not _alive(hook_pid), f"hook process {hook_pid} survived\n{why}"
+    assert wait_gone(hook_pid, 3), f"hook process {hook_pid} survived\n{why}"
     with pytest.raises(ProcessLookupError):
         os.killpg(result.pid, 0)
     assert not (runner.work_dir(tmp_path) / "target.txt").exists(), why
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie waiting for its reaper counts as gone
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return True

@@ -24,7 +24,8 @@ def _holder(lock: Path) -> int | None:
         return None
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (a zombie counts; one we may not signal, too)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -38,7 +39,7 @@ def _stale(lock: Path) -> bool:
     """The holder is gone (its pid is dead), or it never wrote a pid and is long past mkdir."""
     pid = _holder(lock)
     if pid is not None:
-        return not _alive(pid)
+        return not pid_alive(pid)
     try:
         return time.time() - lock.stat().st_mtime > STALE_WITHOUT_PID_S
     except OSError:
