@@ -18,9 +18,10 @@ SPEC = ROOT / "hookshape.toml"
 LEVELS = {"enforced", "best-effort", "observe-only", "unsupported"}
 
 
-def hookshape(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env.pop("HOOKSHAPE_HOME", None)
+def hookshape(*args: str | Path, cwd: Path | None = None,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("HOOKSHAPE_HOME", "HOOKSHAPE_SPEC")} \
+        | (env or {})
     return subprocess.run([sys.executable, "-m", "hookshape", *map(str, args)], cwd=cwd or ROOT,
                           capture_output=True, text=True, timeout=120, env=env, check=False)
 
@@ -84,8 +85,8 @@ def test_validate_default_spec_exits_0() -> None:
     assert proc.stdout.startswith("hookshape.toml: valid")
 
 
-def test_validate_default_spec_from_elsewhere_exits_0(tmp_path: Path) -> None:
-    proc = hookshape("validate", cwd=tmp_path)
+def test_validate_default_spec_from_elsewhere_needs_default(tmp_path: Path) -> None:
+    proc = hookshape("validate", "--default", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert list(tmp_path.iterdir()) == []
 
@@ -253,3 +254,173 @@ def test_render_into_an_impossible_out_is_a_user_error(tmp_path: Path) -> None:
         assert "Traceback" not in proc.stderr, proc.stderr
         assert str(blocker.name) in proc.stderr
     assert blocker.read_text() == "x\n"
+
+
+# --- which spec: ./hookshape.toml, --spec / $HOOKSHAPE_SPEC, or --default; never a guess ----------
+
+NO_SPEC_COMMANDS = [
+    ("render",), ("render", "--check"), ("validate",), ("capabilities",), ("install",),
+    ("uninstall",), ("doctor",), ("status",), ("package",),
+    ("simulate", "--vendor", "claude", "--tentacle", "stop"),
+]
+
+
+def one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 1, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("args", NO_SPEC_COMMANDS, ids=[" ".join(a) for a in NO_SPEC_COMMANDS])
+def test_no_spec_here_is_refused_and_nothing_is_written(args: tuple[str, ...],
+                                                       tmp_path: Path) -> None:
+    """From a directory without hookshape.toml no command falls back to the built-in default
+    harness: install would wire it into the real home, render would write into the package."""
+    work, home = tmp_path / "work", tmp_path / "home"
+    work.mkdir()
+    home.mkdir()
+    dist = ROOT / "dist"
+    before = sorted((p.relative_to(dist).as_posix(), p.stat().st_mtime_ns)
+                    for p in dist.rglob("*"))
+    proc = hookshape(*args, cwd=work, env={"HOME": str(home)})
+    line = one_error_line(proc)
+    assert line == (f"hookshape: error: no hookshape.toml in {work}: create hookshape.toml, or "
+                    "pass --spec FILE, or --default to use the built-in default harness"), line
+    assert list(work.iterdir()) == [] and list(home.iterdir()) == []
+    assert sorted((p.relative_to(dist).as_posix(), p.stat().st_mtime_ns)
+                  for p in dist.rglob("*")) == before
+
+
+def test_spec_from_the_environment(tmp_path: Path) -> None:
+    spec = tmp_path / "mine.toml"
+    shutil.copy(SPEC, spec)
+    proc = hookshape("validate", cwd=tmp_path, env={"HOOKSHAPE_SPEC": str(spec)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"{spec}: valid")
+    # --default wins over the variable; on the command line --spec and --default conflict
+    proc = hookshape("validate", "--default", cwd=tmp_path, env={"HOOKSHAPE_SPEC": str(spec)})
+    assert proc.returncode == 0 and not proc.stdout.startswith(str(spec)), proc.stdout
+    line = one_error_line(hookshape("validate", "--spec", spec, "--default", cwd=tmp_path))
+    assert "--spec and --default" in line
+
+
+def test_render_default_writes_dist_in_the_cwd_never_in_the_package(tmp_path: Path) -> None:
+    """With the built-in spec and no --out, dist/ lands in the working directory; the spec's
+    own folder (the installed package, or this checkout) is left alone."""
+    dist = ROOT / "dist"
+    (dist / "MANIFEST").touch()  # an mtime change would show a rewrite
+    before = sorted((p.relative_to(dist).as_posix(), p.stat().st_mtime_ns)
+                    for p in dist.rglob("*"))
+    proc = hookshape("render", "--default", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"{tmp_path / 'dist'}: ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
+    assert sorted((p.relative_to(dist).as_posix(), p.stat().st_mtime_ns)
+                  for p in dist.rglob("*")) == before
+    fresh = {p.relative_to(tmp_path / "dist").as_posix(): p.read_bytes()
+             for p in (tmp_path / "dist").rglob("*") if p.is_file()}
+    assert fresh == {p.relative_to(dist).as_posix(): p.read_bytes()
+                     for p in dist.rglob("*") if p.is_file()}
+    proc = hookshape("render", "--default", "--check", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_render_from_the_repository_root_still_targets_dist() -> None:
+    proc = hookshape("render", "--check")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert proc.stdout.startswith(f"{ROOT / 'dist'}: up to date")
+
+
+def test_render_into_a_used_dir_counts_only_its_own_files(tmp_path: Path) -> None:
+    """A dir rendered from a spec with more vendors: the stale files removed are not counted
+    as written, and the count never exceeds the files this render manages."""
+    out = tmp_path / "out"
+    assert hookshape("render", "--out", out).returncode == 0
+    total = sum(1 for p in out.rglob("*") if p.is_file())
+    fewer = tmp_path / "fewer.toml"
+    text = SPEC.read_text()
+    for vendor in ("gemini", "agy"):
+        text = text.replace(f"[vendors.{vendor}]\nenabled = true", f"[vendors.{vendor}]\nenabled = false")
+    fewer.write_text(text)
+    proc = hookshape("render", "--spec", fewer, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    now = sum(1 for p in out.rglob("*") if p.is_file())
+    assert now == total - 2
+    m = re.fullmatch(rf"{re.escape(str(out))}: (\d+) of (\d+) files written, 2 stale removed\n",
+                     proc.stdout)
+    assert m, proc.stdout
+    assert int(m.group(2)) == now and int(m.group(1)) <= now
+
+
+# --- unwritable --out: one line, exit 1, nothing written -------------------------------------
+
+def unwritable(tmp_path: Path) -> Path:
+    """A path under a regular file: no user (root included) can create it."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x\n")
+    return blocker / "sub"
+
+
+def test_schema_out_unwritable_is_one_line(tmp_path: Path) -> None:
+    target = unwritable(tmp_path) / "schema.json"
+    line = one_error_line(hookshape("schema", "--out", target))
+    assert line.startswith("hookshape: error: ") and "cannot write" in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_package_out_unwritable_is_one_line(tmp_path: Path) -> None:
+    line = one_error_line(hookshape("package", "--out", unwritable(tmp_path)))
+    assert line.startswith("hookshape: error: ") and "cannot write" in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+# --- validation output: every error at its key, in words --------------------------------------
+
+def test_every_validation_error_on_its_own_line(tmp_path: Path) -> None:
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(SPEC.read_text().replace('prefix = "pd"', 'prefix = "PD"', 1)
+                    .replace('home_env = "PD_HOME"', 'home_env = "pd-home"', 1)
+                    .replace("slow_ms = ", "slow_msec = ", 1))
+    proc = hookshape("validate", "--spec", spec)
+    assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines == [
+        f"hookshape: error: {spec}: gate.slow_msec: unknown key; did you mean 'slow_ms'?",
+        f'hookshape: error: {spec}: harness.prefix: "PD" must be a shell variable prefix: 1 to 12 '
+        "lowercase letters and digits, starting with a letter",
+        f'hookshape: error: {spec}: harness.home_env: "pd-home" must be an environment variable '
+        "name: A-Z, 0-9 and _, not starting with a digit",
+    ], proc.stderr
+    assert "more)" not in proc.stderr
+
+
+def test_pattern_errors_never_quote_a_regex() -> None:
+    """Every pattern in the spec model has words: the JSON schema carries them as the
+    description, and a mismatch says them instead of the regex."""
+    from hookshape.commands.schema import schema
+    from hookshape.spec import Spec
+    from hookshape.validation import pattern_words
+
+    def patterns(node: object) -> list[dict[str, object]]:
+        if isinstance(node, dict):
+            own = [node] if "pattern" in node else []
+            return own + [n for v in node.values() for n in patterns(v)]
+        if isinstance(node, list):
+            return [n for v in node for n in patterns(v)]
+        return []
+
+    found = patterns(schema())
+    assert found
+    for node in found:
+        assert isinstance(node.get("description"), str) and node["description"], node
+    assert set(pattern_words(Spec)) == {n["pattern"] for n in found}
+
+
+def test_a_utf8_bom_is_accepted(tmp_path: Path) -> None:
+    spec = tmp_path / "hookshape.toml"
+    spec.write_bytes(b"\xef\xbb\xbf" + SPEC.read_bytes())
+    proc = hookshape("validate", "--spec", spec)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"{spec}: valid")

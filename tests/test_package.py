@@ -129,7 +129,7 @@ def test_members_sorted_owned_by_root_with_normal_modes(built: Path, loaded: Loa
             assert m.mode == want, (m.name, oct(m.mode))
 
 
-def test_contents_are_the_rendered_spec_plus_install_md(built: Path, loaded: Loaded) -> None:
+def test_contents_are_the_rendered_spec_plus_install_md_and_the_spec(built: Path, loaded: Loaded) -> None:
     top = top_name(loaded)
     with tarfile.open(built) as tar:
         files = {m.name.removeprefix(top + "/"): tar.extractfile(m).read()  # type: ignore[union-attr]
@@ -137,6 +137,7 @@ def test_contents_are_the_rendered_spec_plus_install_md(built: Path, loaded: Loa
         dirs = {m.name for m in tar.getmembers() if m.isdir()}
     plan = {a.path: a.data for a in build(loaded)}
     install = files.pop("INSTALL.md").decode()
+    assert files.pop("hookshape.toml") == SPEC.read_bytes()  # what `install --from` uses
     assert files == plan
     # every parent directory is a member of its own
     for path in plan:

@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> Any:
     try:
         return cli.main(args=argv, prog_name="hookshape", standalone_mode=False)
     except HookshapeError as exc:
-        click.echo(f"hookshape: error: {exc}", err=True)
+        for line in str(exc).splitlines() or [""]:  # several problems: one line each
+            click.echo(f"hookshape: error: {line}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)

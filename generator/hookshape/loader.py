@@ -1,4 +1,7 @@
-"""Load the spec and the vendor profiles it names; every failure is a located one-line error."""
+"""Load the spec and the vendor profiles it names; every failure is a located one-line error.
+
+Which spec: `--spec FILE` (or $HOOKSHAPE_SPEC), else ./hookshape.toml, else the built-in default
+harness only when asked for (`--default`); with none of these a command refuses to guess."""
 
 from __future__ import annotations
 
@@ -13,6 +16,9 @@ from hookshape.validation import parse_toml, validate
 
 SPEC_NAME = "hookshape.toml"
 PACKAGED_SPEC_NAME = "default-spec.toml"  # hookshape.toml as the wheel ships it
+SPEC_ENV = "HOOKSHAPE_SPEC"
+NO_SPEC = ("no {name} in {cwd}: create {name}, or pass --spec FILE, or --default to use the "
+           "built-in default harness")
 
 
 @dataclass(frozen=True)
@@ -22,25 +28,71 @@ class Loaded:
     spec: Spec
     spec_path: Path
     profiles: dict[str, Profile]
+    builtin: bool = False  # the default spec shipped in the package (its folder is not the user's)
 
     @property
     def vendors(self) -> list[Profile]:
         return [self.profiles[v] for v in self.spec.enabled_vendors()]
 
 
-def default_spec_path() -> Path:
-    """The spec in the current directory, else the default spec shipped in the package."""
-    local = Path(SPEC_NAME)
-    if local.is_file():
-        return local
+def builtin_spec_path() -> Path:
+    """The default spec shipped in the package (the repository's own in a source checkout)."""
     packaged = Path(str(resources.files("hookshape") / PACKAGED_SPEC_NAME))
     if packaged.is_file():
         return packaged
     return Path(__file__).resolve().parents[2] / SPEC_NAME
 
 
+@dataclass(frozen=True)
+class SpecChoice:
+    """What the user said about the spec: a file (--spec or $HOOKSHAPE_SPEC), the built-in
+    default (--default), or nothing (then ./hookshape.toml, or a one-line refusal)."""
+
+    given: Path | None = None
+    builtin: bool = False
+
+    @property
+    def explicit(self) -> bool:
+        return self.given is not None or self.builtin
+
+    def path(self) -> Path | None:
+        """The spec file to load; None for the built-in default."""
+        if self.given is not None:
+            return self.given
+        if self.builtin:
+            return None
+        local = Path(SPEC_NAME)
+        if local.is_file():
+            return local
+        raise SpecError(NO_SPEC.format(name=SPEC_NAME, cwd=Path.cwd()))
+
+    def load(self, profile_dirs: list[Path] | tuple[Path, ...] = ()) -> Loaded:
+        return load(self.path(), list(profile_dirs))
+
+    def carried_by(self, tree: Path) -> SpecChoice:
+        """For `install --from TREE`: the spec the tree carries (a release tarball holds its
+        hookshape.toml) is the one its scripts were rendered from, so it wins; a different
+        --spec, or --default, is refused. A tree without one (a plain dist/) keeps this choice."""
+        carried = tree / SPEC_NAME
+        if not carried.is_file():
+            return self
+        if self.builtin or (self.given is not None and not _same_file(self.given, carried)):
+            raise SpecError(f"{tree} carries its own spec ({carried}): install it without "
+                            "--spec/--default, or render the other spec instead")
+        return SpecChoice(given=carried)
+
+
+def _same_file(one: Path, two: Path) -> bool:
+    try:
+        return one.read_bytes() == two.read_bytes()
+    except OSError:
+        return False
+
+
 def load(spec_path: Path | None = None, profile_dirs: list[Path] | None = None) -> Loaded:
-    path = spec_path or default_spec_path()
+    """Load a spec file; None loads the built-in default spec."""
+    builtin = spec_path is None
+    path = builtin_spec_path() if spec_path is None else spec_path
     if not path.is_file():
         raise SpecError(f"{path}: no such spec file")
     spec: Spec = validate(path, Spec, parse_toml(path, SpecError), SpecError)
@@ -53,4 +105,4 @@ def load(spec_path: Path | None = None, profile_dirs: list[Path] | None = None) 
         for vid in tentacle.matcher:
             if vid not in spec.vendors:
                 raise SpecError(f"{path}: tentacles[{index}].matcher.{vid}: no such vendor in [vendors]")
-    return Loaded(spec=spec, spec_path=path, profiles=profiles)
+    return Loaded(spec=spec, spec_path=path, profiles=profiles, builtin=builtin)

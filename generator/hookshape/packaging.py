@@ -1,5 +1,6 @@
-"""The release artifact: a reproducible tarball of the rendered dist/ tree plus an INSTALL.md,
-and a SHA256SUMS beside it.
+"""The release artifact: a reproducible tarball of the rendered dist/ tree plus an INSTALL.md and
+the spec it was rendered from (hookshape.toml, which `install --from` uses), and a SHA256SUMS
+beside it.
 
 Reproducible means two runs give the same bytes: members sorted, fixed owner, normalised modes,
 one mtime (SOURCE_DATE_EPOCH, else a constant), gzip without a timestamp or a file name."""
@@ -18,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from hookshape import __version__
 from hookshape.entries import home_reference
 from hookshape.errors import HookshapeError
-from hookshape.loader import Loaded
+from hookshape.loader import SPEC_NAME, Loaded
 from hookshape.plan import DATA, EXEC, Artifact, build
 from hookshape.writer import write_atomic
 
@@ -165,7 +166,8 @@ def install_md(loaded: Loaded, artifacts: list[Artifact]) -> bytes:
         "",
         f"The `{h.name}` hook harness, rendered by hookshape {__version__} from its spec: "
         "POSIX-sh gates and tentacles (`bin/`), one config block per agent CLI (`config/`), "
-        "what each CLI supports (`CAPABILITIES.md`) and the hash of every file (`MANIFEST`).",
+        "what each CLI supports (`CAPABILITIES.md`), the hash of every file (`MANIFEST`) and "
+        f"the spec itself (`{SPEC_NAME}`).",
         "",
         "Vendors: " + ", ".join(f"{loaded.profiles[v].vendor.display} (`{v}`)"
                                 for v in spec.enabled_vendors()) + ".",
@@ -181,6 +183,11 @@ def install_md(loaded: Loaded, artifacts: list[Artifact]) -> bytes:
         f"This copies `bin/` into the harness home (`{home}`, or `${h.home_env}` when set) and "
         "merges the hook entries into each CLI's user config, leaving your own settings alone. "
         "`hookshape install --help` lists its options.",
+        "",
+        f"`{SPEC_NAME}` in this folder is the spec these files were rendered from; "
+        "`install --from` uses it. Keep it for later: "
+        f"`hookshape doctor --spec {top}/{SPEC_NAME}` checks the wiring, "
+        f"`hookshape uninstall --spec {top}/{SPEC_NAME}` takes the harness out again.",
         "",
         "## Install by hand",
         "",
@@ -277,14 +284,39 @@ def package(loaded: Loaded, out: Path, source: Path | None = None,
     """Build `<out>/<top>.tar.gz` and `<out>/SHA256SUMS`; returns what was written."""
     mtime = source_date_epoch(os.environ if env is None else env)
     artifacts = from_tree(source) if source is not None else rendered(loaded)
-    if any(a.path == INSTALL_NAME for a in artifacts):
-        raise PackageError(f"the tree already holds an {INSTALL_NAME}")
-    artifacts = [*artifacts, Artifact(INSTALL_NAME, DATA, install_md(loaded, artifacts))]
+    for name in (INSTALL_NAME, SPEC_NAME):
+        if any(a.path == name for a in artifacts):
+            raise PackageError(f"the tree already holds a {name}")
+    artifacts = [*artifacts, Artifact(INSTALL_NAME, DATA, install_md(loaded, artifacts)),
+                 Artifact(SPEC_NAME, DATA, spec_bytes(loaded))]
     top = top_name(loaded)
     data = tarball(top, artifacts, mtime)
     digest = hashlib.sha256(data).hexdigest()
     target = out / f"{top}.tar.gz"
-    write_atomic(target, data, DATA)
     sums = out / SUMS_NAME
-    write_atomic(sums, f"{digest}  {target.name}\n".encode(), DATA)
+    write_all(((target, data), (sums, f"{digest}  {target.name}\n".encode())))
     return Package(tarball=target, sums=sums, sha256=digest, members=len(artifacts))
+
+
+def spec_bytes(loaded: Loaded) -> bytes:
+    """The spec file as the user wrote it (comments kept): the tarball's hookshape.toml."""
+    try:
+        return loaded.spec_path.read_bytes()
+    except OSError as exc:
+        raise PackageError(f"{loaded.spec_path}: cannot read: {exc.strerror or exc}") from None
+
+
+def write_all(files: tuple[tuple[Path, bytes], ...]) -> None:
+    """Write each file atomically; on an error take back the files this call created, and say
+    which path failed in one line."""
+    created: list[Path] = []
+    try:
+        for path, data in files:
+            new = not path.exists()
+            write_atomic(path, data, DATA)
+            if new:
+                created.append(path)
+    except OSError as exc:
+        for path in created:
+            path.unlink(missing_ok=True)
+        raise PackageError(f"{exc.filename or path}: cannot write: {exc.strerror or exc}") from None

@@ -10,10 +10,59 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 Role = Literal["prompt", "pre_tool", "post_tool", "stop"]
 ROLES: tuple[Role, ...] = ("prompt", "pre_tool", "post_tool", "stop")
 
-EnvName = Annotated[str, Field(pattern=r"^[A-Z_][A-Z0-9_]*$")]
-FileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/ -]*$")]
-RelPath = Annotated[str, Field(pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/-]*$")]
-ScriptName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+# Every constrained string type says what it allows in words (its description): validation
+# errors and the JSON schema show these words, never the regex.
+EnvName = Annotated[str, Field(
+    pattern=r"^[A-Z_][A-Z0-9_]*$",
+    description="an environment variable name: A-Z, 0-9 and _, not starting with a digit")]
+FileName = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/ -]*$",
+    description="a relative file name: letters, digits, '.', '_', '-', '/' and spaces, not "
+                "starting with '/' or a space")]
+RelPath = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/-]*$",
+    description="a relative path: letters, digits, '.', '_', '-' and '/', not starting with '/'")]
+ScriptName = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
+    description="a command or file name: letters, digits, '.', '_' and '-', starting with a "
+                "letter or digit")]
+Prefix = Annotated[str, Field(
+    pattern=r"^[a-z][a-z0-9]{0,11}$",
+    description="a shell variable prefix: 1 to 12 lowercase letters and digits, starting with a "
+                "letter")]
+HomePath = Annotated[str, Field(
+    pattern=r"^~/[A-Za-z0-9._/-]+$",
+    description="a path in the user's home: '~/' then letters, digits, '.', '_', '-' and '/'")]
+Word = Annotated[str, Field(
+    pattern=r"^[a-z][a-z0-9_-]*$",
+    description="a lowercase word: a-z, 0-9, '_' and '-', starting with a letter")]
+JsonKey = Annotated[str, Field(
+    pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$",
+    description="a JSON key: letters, digits, '_' and '-', starting with a letter or '_'")]
+ArgWord = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9-]+$",
+    description="a command-line word: letters, digits and '-'")]
+OptionWord = Annotated[str, Field(
+    pattern=r"^--?[A-Za-z0-9][A-Za-z0-9-]*$",
+    description="a command-line option: '-' or '--', then letters, digits and '-'")]
+SeparatorWord = Annotated[str, Field(
+    pattern=r"^-[A-Za-z-]+$",
+    description="a command-line option: '-' then letters and '-'")]
+ProcessName = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9._@-]+$",
+    description="a process or service name: letters, digits, '.', '_', '@' and '-'")]
+ShellKeyword = Annotated[str, Field(
+    pattern=r"^[A-Za-z!{]+$",
+    description="a shell keyword: letters, '!' and '{'")]
+Keyword = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9 _-]+$",
+    description="letters, digits, spaces, '_' and '-'")]
+PhaseName = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9 _-]{1,32}$",
+    description="1 to 32 letters, digits, spaces, '_' and '-'")]
+Alnum = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9]+$",
+    description="letters and digits only")]
 PosInt = Annotated[int, Field(gt=0)]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 
@@ -25,9 +74,9 @@ class Strict(BaseModel):
 
 class Harness(Strict):
     name: ScriptName
-    prefix: Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,11}$")]
+    prefix: Prefix
     home_env: EnvName
-    home_default: Annotated[str, Field(pattern=r"^~/[A-Za-z0-9._/-]+$")]
+    home_default: HomePath
     tentacle_dir: ScriptName
     state_dir: RelPath
     provider_env: EnvName
@@ -51,11 +100,11 @@ class Matrix(Strict):
 
 class Dial(Strict):
     env: EnvName
-    values: Annotated[list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")]], Field(min_length=2)]
+    values: Annotated[list[Word], Field(min_length=2)]
     default: str
     files: Annotated[list[RelPath], Field(min_length=1)]
-    key: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")]
-    field: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")]
+    key: JsonKey
+    field: JsonKey
 
     @model_validator(mode="after")
     def _default_in_values(self) -> Dial:
@@ -86,15 +135,15 @@ class Halt(Strict):
     distress_env: EnvName
     distress_default: RelPath
     cli: Annotated[list[ScriptName], Field(min_length=1)]
-    allowed_args: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9-]+$")]]
+    allowed_args: list[ArgWord]
     launchers: list[ScriptName]
     launcher_words: list[ScriptName]
-    launcher_options: list[Annotated[str, Field(pattern=r"^--?[A-Za-z0-9][A-Za-z0-9-]*$")]]
+    launcher_options: list[OptionWord]
     mcp_server: ScriptName
-    daemon_names: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9._@-]+$")]]
+    daemon_names: list[ProcessName]
     daemon_verbs: list[ScriptName]
-    shell_keywords: list[Annotated[str, Field(pattern=r"^[A-Za-z!{]+$")]]
-    command_separators: list[Annotated[str, Field(pattern=r"^-[A-Za-z-]+$")]]
+    shell_keywords: list[ShellKeyword]
+    command_separators: list[SeparatorWord]
     seen_line: Text
     complied_line: Text
 
@@ -103,7 +152,7 @@ class Stop(Strict):
     marker_dir: ScriptName
     block_ttl_s: PosInt
     gc_batch: Annotated[int, Field(ge=1, le=1000)]
-    compliance_keyword: Annotated[str, Field(pattern=r"^[A-Za-z0-9 _-]+$")]
+    compliance_keyword: Keyword
     agy_mode: Literal["observe", "enforce"]
     agy_max_blocks: Annotated[int, Field(ge=1, le=8)]
 
@@ -134,7 +183,7 @@ class Gate(Strict):
     armed_roots_file: RelPath
     kill_switch_file: RelPath
     kill_switch_env: EnvName
-    kill_switch_off_value: Annotated[str, Field(pattern=r"^[A-Za-z0-9]+$")]
+    kill_switch_off_value: Alnum
     debug_switch_file: RelPath
     debug_log: RelPath
     debug_log_max_bytes: Annotated[int, Field(ge=1024)]
@@ -190,7 +239,7 @@ class Messages(Strict):
 class Tentacle(Strict):
     role: Role
     name: ScriptName
-    phase: Annotated[str, Field(pattern=r"^[A-Za-z0-9 _-]{1,32}$")]
+    phase: PhaseName
     registered: bool = True
     matcher: dict[str, str] = Field(default_factory=dict)
 
@@ -226,7 +275,7 @@ class Spec(Strict):
     gate: Gate
     messages: Messages
     tentacles: Annotated[list[Tentacle], Field(min_length=1)]
-    vendors: dict[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")], Vendor]
+    vendors: dict[Word, Vendor]
 
     @model_validator(mode="after")
     def _cross_field(self) -> Spec:

@@ -1,8 +1,11 @@
-"""Turn TOML and pydantic failures into one-line, located user errors."""
+"""Turn TOML and pydantic failures into located user errors: one line per problem, each at its
+key, saying in words what a constrained value allows (never the raw regex)."""
 
 from __future__ import annotations
 
 import difflib
+import functools
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -23,6 +26,7 @@ def parse_toml(path: Path, error: type[HookshapeError]) -> dict[str, Any]:
         raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text") from None
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark (some editors write one)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -71,15 +75,56 @@ def key_path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def _first(exc: ValidationError) -> Any:
-    """The most useful error: an unknown key (its typo explains a 'missing' one) first."""
-    errors = exc.errors()
-    return next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+def _folded(errors: list[Any], model: type[BaseModel]) -> list[Any]:
+    """Drop a 'missing' key that an unknown key beside it is a typo of: the unknown key's
+    did-you-mean already names it."""
+    typos = set()
+    for err in errors:
+        if err["type"] == "extra_forbidden":
+            loc = tuple(err["loc"])
+            near = _near(model, loc)
+            if near:
+                typos.add((*loc[:-1], near))
+    return [e for e in errors if not (e["type"] == "missing" and tuple(e["loc"]) in typos)]
 
 
-def describe(path: Path, model: type[BaseModel], exc: ValidationError) -> str:
-    """The first validation error as `file: key.path: message (did you mean ...)`."""
-    err = _first(exc)
+def _near(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
+    known = _fields_at(model, loc[:-1])
+    near = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+    return near[0] if near else ""
+
+
+@functools.cache
+def pattern_words(model: type[BaseModel]) -> dict[str, str]:
+    """regex -> what it allows in words, read off the model's JSON schema (every constrained
+    type carries its words as its description)."""
+    found: dict[str, str] = {}
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("pattern"), str) and isinstance(node.get("description"), str):
+                found.setdefault(node["pattern"], node["description"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(model.model_json_schema())
+    return found
+
+
+def _message(model: type[BaseModel], err: Any) -> str:
+    if err["type"] == "string_pattern_mismatch":
+        pattern = str((err.get("ctx") or {}).get("pattern", ""))
+        words = pattern_words(model).get(pattern)
+        if words:
+            return f"{json.dumps(err['input'], ensure_ascii=False)} must be {words}"
+    return str(err["msg"]).removeprefix("Value error, ")
+
+
+def one(path: Path, model: type[BaseModel], err: Any) -> str:
+    """One validation error as `file: key.path: message (did you mean ...)`."""
     loc = tuple(err["loc"])
     if err["type"] == "value_error":
         keyed = _KEYED.match(err["msg"].removeprefix("Value error, "))
@@ -88,15 +133,20 @@ def describe(path: Path, model: type[BaseModel], exc: ValidationError) -> str:
             err = {**err, "msg": keyed.group(2)}
     key = key_path(loc) or "(top level)"
     if err["type"] == "extra_forbidden":
-        known = _fields_at(model, loc[:-1])
-        near = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
-        hint = f"; did you mean '{near[0]}'?" if near else ""
+        near = _near(model, loc)
+        hint = f"; did you mean '{near}'?" if near else ""
         return f"{path}: {key}: unknown key{hint}"
     if err["type"] == "missing":
         return f"{path}: {key}: required key is missing"
-    msg = err["msg"].removeprefix("Value error, ")
-    extra = f" ({len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
-    return f"{path}: {key}: {msg}{extra}"
+    return f"{path}: {key}: {_message(model, err)}"
+
+
+def describe(path: Path, model: type[BaseModel], exc: ValidationError) -> str:
+    """Every validation error, one line each (unknown keys first: a typo explains a missing
+    key)."""
+    errors = _folded(list(exc.errors()), model)
+    errors.sort(key=lambda e: e["type"] != "extra_forbidden")
+    return "\n".join(dict.fromkeys(one(path, model, e) for e in errors))
 
 
 def validate(path: Path, model: type[BaseModel], data: dict[str, Any],

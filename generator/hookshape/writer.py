@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookshape.errors import HookshapeError
@@ -58,8 +59,16 @@ def check_target(out: Path) -> None:
         raise HookshapeError(f"{out}: not empty and holds no {MANIFEST}: refusing to render into it")
 
 
-def write_plan(out: Path, artifacts: list[Artifact]) -> list[str]:
-    """Write every artifact whose bytes or mode differ; remove stale files. Returns changed paths."""
+@dataclass
+class Written:
+    """What one render changed: the artifacts it (re)wrote, the stale files it removed."""
+
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+def write_plan(out: Path, artifacts: list[Artifact]) -> Written:
+    """Write every artifact whose bytes or mode differ; remove stale files."""
     check_target(out)
     try:
         return _write(out, artifacts)
@@ -67,19 +76,19 @@ def write_plan(out: Path, artifacts: list[Artifact]) -> list[str]:
         raise HookshapeError(f"{exc.filename or out}: cannot write: {exc.strerror or exc}") from None
 
 
-def _write(out: Path, artifacts: list[Artifact]) -> list[str]:
+def _write(out: Path, artifacts: list[Artifact]) -> Written:
     stale = stale_files(out, artifacts)  # before the new MANIFEST replaces the old one
-    changed = []
+    done = Written()
     for art in artifacts:
         target = out / art.path
         if target.is_file() and target.read_bytes() == art.data and same_mode(target, art.mode):
             continue
         write_atomic(target, art.data, art.mode)
-        changed.append(art.path)
+        done.written.append(art.path)
     for path in stale:
         path.unlink()
-        changed.append(path.relative_to(out).as_posix() + " (removed)")
-    return changed
+        done.removed.append(path.relative_to(out).as_posix())
+    return done
 
 
 def _text(data: bytes) -> list[str]:

@@ -8,15 +8,15 @@ import click
 
 from hookshape.capabilities import table, to_json, to_markdown
 from hookshape.commands.options import profiles_option, spec_option
-from hookshape.loader import load
+from hookshape.loader import SpecChoice
 
 
 @click.command("capabilities")
 @spec_option
 @profiles_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def command(spec_path: Path | None, profile_dirs: tuple[Path, ...], as_json: bool) -> None:
+def command(spec: SpecChoice, profile_dirs: tuple[Path, ...], as_json: bool) -> None:
     """Show what each tentacle enforces on each vendor, and why."""
-    loaded = load(spec_path, list(profile_dirs))
+    loaded = spec.load(profile_dirs)
     cells = table(loaded)
     click.echo(to_json(cells) if as_json else to_markdown(loaded, cells, "").lstrip("\n"), nl=False)

@@ -14,7 +14,7 @@ from hookshape.commands.options import profiles_option, spec_option
 from hookshape.install import request
 from hookshape.install.doctor_checks import Report, context, diagnose
 from hookshape.install.options import home_option, vendor_option
-from hookshape.loader import load
+from hookshape.loader import SpecChoice
 
 MARK = {"error": "error", "warn": "warn ", "info": "info "}
 
@@ -49,9 +49,9 @@ def render_json(reports: list[Report]) -> str:
 @spec_option
 @profiles_option
 def command(vendors: tuple[str, ...], home: Path | None, project: Path | None, as_json: bool,
-            spec_path: Path | None, profile_dirs: tuple[Path, ...]) -> None:
+            spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
     """Explain, per vendor, why a hook would not fire. Exit 1 when something stops them."""
-    loaded = load(spec_path, list(profile_dirs))
+    loaded = spec.load(profile_dirs)
     req = request.make(loaded, vendors, "user", project, home)
     reports = diagnose(context(loaded, req.homes, req.project, os.environ), req.profiles)
     click.echo(render_json(reports) if as_json else render_text(reports))

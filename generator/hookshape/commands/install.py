@@ -17,7 +17,7 @@ from hookshape.install.options import (
     vendor_option,
 )
 from hookshape.install.paths import Scope
-from hookshape.loader import load
+from hookshape.loader import SpecChoice
 
 
 @click.command("install")
@@ -27,15 +27,16 @@ from hookshape.loader import load
 @home_option
 @change_options
 @click.option("--from", "source", type=click.Path(path_type=Path, file_okay=False, exists=True),
-              default=None, help="Copy the scripts from an extracted dist/ tree (checked against "
-              "its MANIFEST) instead of rendering them.")
+              default=None, help="Copy the scripts from an extracted release or dist/ tree "
+              "(checked against its MANIFEST) instead of rendering them; the spec it carries "
+              "(its hookshape.toml) is the spec used.")
 @spec_option
 @profiles_option
 def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: Path | None,
-            dry_run: bool, force: bool, source: Path | None, spec_path: Path | None,
+            dry_run: bool, force: bool, source: Path | None, spec: SpecChoice,
             profile_dirs: tuple[Path, ...]) -> None:
     """Install the harness: scripts under the harness home, entries in each vendor's config."""
-    loaded = load(spec_path, list(profile_dirs))
+    loaded = (spec.carried_by(source) if source else spec).load(profile_dirs)
     req = request.make(loaded, vendors, scope, project, home, force=force, dry_run=dry_run)
     code = installer.run(req, source.resolve() if source else None, click.echo)
     if code:

@@ -2,18 +2,48 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
+
+from hookshape.errors import HookshapeError
+from hookshape.loader import SPEC_ENV, SpecChoice
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def spec_choice(spec_path: Path | None, use_default: bool) -> SpecChoice:
+    """--spec (or $HOOKSHAPE_SPEC) and --default as one choice; on the command line the two
+    exclude each other, and --default wins over the environment variable."""
+    if use_default:
+        source = click.get_current_context().get_parameter_source("spec_path")
+        if spec_path is not None and source == ParameterSource.COMMANDLINE:
+            raise HookshapeError("--spec and --default exclude each other: pass one")
+        return SpecChoice(builtin=True)
+    return SpecChoice(given=spec_path)
+
+
 def spec_option(func: F) -> F:
-    return click.option("--spec", "spec_path", type=click.Path(path_type=Path, dir_okay=False),
-                        default=None, help="The spec file (default: ./hookshape.toml).")(func)
+    """--spec FILE and --default, handed to the command as `spec: SpecChoice`."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, spec_path: Path | None, use_default: bool, **kwargs: Any) -> Any:
+        return func(*args, spec=spec_choice(spec_path, use_default), **kwargs)
+
+    wrapper = click.option(
+        "--default", "use_default", is_flag=True,
+        help="Use the built-in default harness spec (needed where no ./hookshape.toml "
+             "exists).")(wrapper)
+    wrapper = click.option(
+        "--spec", "spec_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+        envvar=SPEC_ENV, show_envvar=True,
+        help="The spec file (default: ./hookshape.toml; without one, pass --spec or "
+             "--default).")(wrapper)
+    return wrapper  # type: ignore[return-value]
 
 
 def profiles_option(func: F) -> F:

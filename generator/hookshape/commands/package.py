@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from hookshape.commands.options import profiles_option, spec_option
-from hookshape.loader import load
+from hookshape.loader import SpecChoice
 from hookshape.packaging import package
 
 
@@ -20,13 +20,13 @@ from hookshape.packaging import package
               default=None,
               help="Package this rendered tree (checked against its MANIFEST) instead of "
                    "rendering the spec in memory.")
-def command(spec_path: Path | None, profile_dirs: tuple[Path, ...], out: Path,
+def command(spec: SpecChoice, profile_dirs: tuple[Path, ...], out: Path,
             source: Path | None) -> None:
-    """Build <out>/<harness>-hooks-<version>.tar.gz (dist/ plus INSTALL.md) and SHA256SUMS.
+    """Build <out>/<harness>-hooks-<version>.tar.gz (dist/, INSTALL.md, the spec) and SHA256SUMS.
 
     Reproducible: two runs give the same bytes (mtimes from SOURCE_DATE_EPOCH, else a constant).
     """
-    loaded = load(spec_path, list(profile_dirs))
+    loaded = spec.load(profile_dirs)
     built = package(loaded, out, source)
     click.echo(f"{built.tarball}: {built.members} files, sha256 {built.sha256}")
     click.echo(f"{built.sums}: written")

@@ -8,21 +8,28 @@ from pathlib import Path
 import click
 
 from hookshape.commands.options import profiles_option, spec_option
-from hookshape.loader import load
+from hookshape.loader import Loaded, SpecChoice
 from hookshape.plan import build
 from hookshape.writer import diff_plan, write_plan
+
+
+def default_out(loaded: Loaded) -> Path:
+    """dist/ next to the spec; for the built-in default spec ./dist (never the package's own
+    folder)."""
+    base = Path.cwd() if loaded.builtin else loaded.spec_path.resolve().parent
+    return base / "dist"
 
 
 @click.command("render")
 @spec_option
 @profiles_option
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Output directory (default: dist/ next to the spec).")
+              help="Output directory (default: dist/ next to the spec; with --default, ./dist).")
 @click.option("--check", is_flag=True, help="Render in memory; exit 1 with a diff if the output differs.")
-def command(spec_path: Path | None, profile_dirs: tuple[Path, ...], out: Path | None, check: bool) -> None:
+def command(spec: SpecChoice, profile_dirs: tuple[Path, ...], out: Path | None, check: bool) -> None:
     """Render the spec into dist/ (gates, tentacles, vendor configs, MANIFEST, CAPABILITIES)."""
-    loaded = load(spec_path, list(profile_dirs))
-    target = out or loaded.spec_path.resolve().parent / "dist"
+    loaded = spec.load(profile_dirs)
+    target = out or default_out(loaded)
     artifacts = build(loaded)
     if check:
         drift = diff_plan(target, artifacts)
@@ -32,5 +39,6 @@ def command(spec_path: Path | None, profile_dirs: tuple[Path, ...], out: Path | 
             sys.exit(1)
         click.echo(f"{target}: up to date ({len(artifacts)} files)")
         return
-    changed = write_plan(target, artifacts)
-    click.echo(f"{target}: {len(changed)} of {len(artifacts)} files written")
+    done = write_plan(target, artifacts)
+    removed = f", {len(done.removed)} stale removed" if done.removed else ""
+    click.echo(f"{target}: {len(done.written)} of {len(artifacts)} files written{removed}")

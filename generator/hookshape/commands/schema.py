@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from hookshape.errors import HookshapeError
 from hookshape.plan import DATA
 from hookshape.spec import Spec
 from hookshape.writer import write_atomic
@@ -45,5 +46,8 @@ def command(out: Path | None) -> None:
     if out is None:
         click.echo(text, nl=False)
         return
-    write_atomic(out, text.encode(), DATA)
+    try:
+        write_atomic(out, text.encode(), DATA)
+    except OSError as exc:
+        raise HookshapeError(f"{exc.filename or out}: cannot write: {exc.strerror or exc}") from None
     click.echo(f"{out}: written", err=True)

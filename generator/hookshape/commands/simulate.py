@@ -10,7 +10,7 @@ import click
 from hookshape.commands.options import profiles_option, spec_option
 from hookshape.install.request import pick
 from hookshape.install.simulate import Options, Target, find_tentacle, simulate
-from hookshape.loader import load
+from hookshape.loader import SpecChoice
 
 
 @click.command("simulate")
@@ -26,9 +26,9 @@ from hookshape.loader import load
 @spec_option
 @profiles_option
 def command(vendor: str, tentacle_name: str, payload: str | None, shell: str | None, gate: bool,
-            home: Path | None, spec_path: Path | None, profile_dirs: tuple[Path, ...]) -> None:
+            home: Path | None, spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
     """Run one tentacle as VENDOR would and print exit code, stdout, stderr and the verdict."""
-    loaded = load(spec_path, list(profile_dirs))
+    loaded = spec.load(profile_dirs)
     profile = pick(loaded, (vendor,), enabled_only=False)[0]
     target = Target(loaded, profile, find_tentacle(loaded, tentacle_name), gate)
     for line in simulate(target, Options(payload, shell, home), dict(os.environ)):

@@ -15,7 +15,7 @@ from hookshape.commands.options import profiles_option, spec_option
 from hookshape.errors import HookshapeError
 from hookshape.install.options import home_option
 from hookshape.install.paths import homes
-from hookshape.loader import load
+from hookshape.loader import SpecChoice
 from hookshape.spec import Spec
 
 EVENTS = 10
@@ -66,17 +66,17 @@ def render_json(spec: Spec, home: Path, now: float) -> str:
 @click.option("--reset", is_flag=True, help="Close every breaker (removes the state files).")
 @spec_option
 @profiles_option
-def command(home: Path | None, as_json: bool, reset: bool, spec_path: Path | None,
+def command(home: Path | None, as_json: bool, reset: bool, spec: SpecChoice,
             profile_dirs: tuple[Path, ...]) -> None:
     """Show each tentacle's circuit breaker and the gates' recent debug events."""
-    loaded = load(spec_path, list(profile_dirs))
-    spec = loaded.spec
-    harness = homes(spec, home, os.environ).harness
+    loaded = spec.load(profile_dirs)
+    model = loaded.spec
+    harness = homes(model, home, os.environ).harness
     if not harness.is_dir():
         raise HookshapeError(f"{harness}: no harness home here (install first, or pass --home "
-                             f"or set {spec.harness.home_env})")
+                             f"or set {model.harness.home_env})")
     if reset:
-        removed = health.reset(spec, harness)
+        removed = health.reset(model, harness)
         if as_json:
             out = {"home": str(harness), "removed": [str(p) for p in removed]}
             click.echo(json.dumps(out, indent=2))
@@ -84,4 +84,4 @@ def command(home: Path | None, as_json: bool, reset: bool, spec_path: Path | Non
             click.echo(f"{harness}: every breaker closed ({len(removed)} file(s) removed)")
         return
     now = time.time()
-    click.echo(render_json(spec, harness, now) if as_json else render_text(spec, harness, now))
+    click.echo(render_json(model, harness, now) if as_json else render_text(model, harness, now))

@@ -19,7 +19,7 @@ from hookshape.install.options import (
     vendor_option,
 )
 from hookshape.install.paths import Scope, homes
-from hookshape.loader import Loaded, load
+from hookshape.loader import Loaded, SpecChoice
 
 
 def _recorded(loaded: Loaded, home: Path | None) -> tuple[str, ...]:
@@ -38,10 +38,10 @@ def _recorded(loaded: Loaded, home: Path | None) -> tuple[str, ...]:
 @spec_option
 @profiles_option
 def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: Path | None,
-            dry_run: bool, force: bool, spec_path: Path | None,
+            dry_run: bool, force: bool, spec: SpecChoice,
             profile_dirs: tuple[Path, ...]) -> None:
     """Remove what install wrote: entries, switches, scripts, directories it created."""
-    loaded = load(spec_path, list(profile_dirs))
+    loaded = spec.load(profile_dirs)
     names = vendors or _recorded(loaded, home) or tuple(p.id for p in loaded.vendors)
     req = request.make(loaded, names, scope, project, home, force=force, dry_run=dry_run,
                        enabled_only=False)

@@ -7,14 +7,14 @@ from pathlib import Path
 import click
 
 from hookshape.commands.options import profiles_option, spec_option
-from hookshape.loader import load
+from hookshape.loader import SpecChoice
 
 
 @click.command("validate")
 @spec_option
 @profiles_option
-def command(spec_path: Path | None, profile_dirs: tuple[Path, ...]) -> None:
+def command(spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
     """Check the spec and the vendor profiles it uses."""
-    loaded = load(spec_path, list(profile_dirs))
+    loaded = spec.load(profile_dirs)
     vendors = ", ".join(p.id for p in loaded.vendors)
     click.echo(f"{loaded.spec_path}: valid ({len(loaded.spec.tentacles)} tentacles; vendors: {vendors})")

@@ -78,9 +78,10 @@ def as_object(data: bytes) -> dict[str, Any]:
 
 @contextmanager
 def scripts(target: Target) -> Iterator[Path]:
-    """The script from dist/ next to the spec, else the spec rendered into a temp dir."""
+    """The script from dist/ next to the spec (not for the built-in spec), else the spec
+    rendered into a temp dir."""
     dist = target.loaded.spec_path.resolve().parent / "dist"
-    if (dist / target.rel).is_file():
+    if not target.loaded.builtin and (dist / target.rel).is_file():
         yield dist / target.rel
         return
     with tempfile.TemporaryDirectory(prefix="hookshape-sim-") as tmp:
