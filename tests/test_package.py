@@ -352,3 +352,88 @@ def test_installed_gate_blocks_a_stop_without_sitrep(installed: Installed, vendo
         return
     assert data["decision"] in ("block", "deny", "continue"), why
     assert installed.loaded.spec.stop.compliance_keyword in flat, why
+
+
+# -- a harness other than the default one: its tarball carries its spec, install uses it ------
+
+OTHER_NAME, OTHER_HOME, OTHER_ENV = "kraken", "~/.kraken-home", "KRAKEN_HOME"
+
+
+def other_spec(folder: Path) -> Path:
+    """The default spec under another name, home and home variable."""
+    text = SPEC.read_text(encoding="utf-8")
+    for old, new in (('name = "giant-squid"', f'name = "{OTHER_NAME}"'),
+                     ('home_default = "~/.port-daddy"', f'home_default = "{OTHER_HOME}"'),
+                     ('home_env = "PD_HOME"', f'home_env = "{OTHER_ENV}"')):
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "kraken.toml"  # not named hookshape.toml: the tarball names it so
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def other(tmp_path_factory: pytest.TempPathFactory) -> tuple[Installed, Path]:
+    scratch = tmp_path_factory.mktemp("other")
+    spec = other_spec(scratch / "src")
+    other_loaded = load(spec)
+    proc = hookshape("package", "--spec", str(spec), "--out", str(scratch / "build"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    tarball = scratch / "build" / f"{top_name(other_loaded)}.tar.gz"
+    with tarfile.open(tarball) as tar:
+        tar.extractall(scratch / "extracted", filter="data")
+    top = scratch / "extracted" / top_name(other_loaded)
+    assert (top / "hookshape.toml").read_bytes() == spec.read_bytes()
+    spec.unlink()  # install must need nothing but the extracted folder
+    inst = Installed(other_loaded, scratch)
+    inst.home.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items()
+           if k not in (OTHER_ENV, "PD_HOME", "HOOKSHAPE_HOME", "HOOKSHAPE_SPEC")}
+    env["HOME"] = str(inst.home)
+    proc = subprocess.run([*HS, "install", "--from", str(top), "--home", str(inst.home)],
+                          capture_output=True, text=True, env=env, cwd=scratch, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, f"hookshape install failed:\n{proc.stdout}{proc.stderr}"
+    return inst, top
+
+
+def test_other_spec_installs_into_its_own_home(other: tuple[Installed, Path]) -> None:
+    inst, _ = other
+    assert inst.harness == inst.home / OTHER_HOME.removeprefix("~/")
+    assert not (inst.home / ".port-daddy").exists(), "the default harness was installed"
+    for tentacle in inst.loaded.spec.tentacles:
+        gate = inst.harness / "bin" / tentacle.name
+        assert gate.is_file() and os.access(gate, os.X_OK), gate
+    settings = (inst.home / ".claude" / "settings.json").read_text()
+    assert f"{inst.harness}/bin/" in settings and ".port-daddy" not in settings
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_other_spec_installed_gate_blocks_a_locked_write(other: tuple[Installed, Path],
+                                                         vendor: str) -> None:
+    inst, _ = other
+    arm(inst)
+    name, _ = WRITES[vendor]
+    proc = inst.run(vendor, "pre_tool", inst.payload(vendor, name))
+    flat = proc.stdout.decode() + proc.stderr.decode()
+    assert f"locked by {HOLDER}" in flat, (proc.returncode, flat)
+
+
+def test_from_a_tree_with_its_spec_refuses_another_spec(other: tuple[Installed, Path],
+                                                        tmp_path: Path) -> None:
+    _, top = other
+    for extra in (["--spec", str(SPEC)], ["--default"]):
+        proc = hookshape("install", "--from", str(top), "--home", str(tmp_path), *extra)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert proc.stderr.count("\n") == 1 and "carries its own spec" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_from_a_plain_dist_without_a_spec_here_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = hookshape("install", "--from", str(ROOT / "dist"), "--home", str(home), cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("hookshape: error: no hookshape.toml in ")
+    assert list(home.iterdir()) == []
