@@ -424,3 +424,33 @@ def test_a_utf8_bom_is_accepted(tmp_path: Path) -> None:
     proc = hookshape("validate", "--spec", spec)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"{spec}: valid")
+
+
+# --- doctor's suggestions carry the user's --spec and --home ---------------------------------
+
+def test_doctor_fixes_repeat_spec_and_home(tmp_path: Path) -> None:
+    """Every `hookshape ...` command doctor suggests carries the --spec and --home given to
+    doctor (shell-quoted): without them the fix would act on another spec or the real home."""
+    import time
+
+    from tests.installkit import hs, seed
+
+    work, home = tmp_path / "my work", tmp_path / "scratch home"
+    work.mkdir()
+    home.mkdir()
+    seed(home)
+    spec = work / "my spec.toml"
+    shutil.copy(SPEC, spec)
+    health = home / ".port-daddy" / "squid" / "health"  # an open breaker: status suggestions
+    health.mkdir(parents=True)
+    retry = int(time.time()) + 300
+    (health / "pd-hook-pre-tool.state").write_text(
+        f"breaker/1 open 3 timeout {retry - 300} {retry} 0 1\n")
+    result = hs("doctor", "--spec", str(spec), "--home", str(home), "--project", str(work))
+    assert result.code == 1, result
+    suggested = re.findall(r"`(hookshape [^`]*)`", "\n".join(
+        line for line in result.out.splitlines() if line.lstrip().startswith("fix:")))
+    assert {c.split()[1] for c in suggested} >= {"install", "status"}, result.out
+    tail = f" --spec '{spec}' --home '{home}'"
+    for command in suggested:
+        assert command.endswith(tail), command

@@ -97,7 +97,8 @@ def test_sdist_contents(dists: Path) -> None:
 
 def test_installed_wheel_renders_the_repository_dist(wheel: Path, tmp_path: Path) -> None:
     """A venv outside the repository, the wheel installed in it, an empty working directory:
-    `hookshape render` uses the packaged default spec and templates and must reproduce dist/."""
+    `hookshape render` refuses to guess a spec; `hookshape render --default` uses the packaged
+    default spec and templates, writes ./dist and must reproduce the repository's dist/."""
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"
@@ -115,14 +116,26 @@ def test_installed_wheel_renders_the_repository_dist(wheel: Path, tmp_path: Path
 
     work = tmp_path / "empty"
     work.mkdir()
-    proc = subprocess.run([str(env_dir / "bin" / "hookshape"), "render", "--out", "out"],
-                          capture_output=True, text=True, env=clean_env(), cwd=work,
-                          timeout=300, check=False)
+    hookshape = str(env_dir / "bin" / "hookshape")
+    # no ./hookshape.toml: the built-in default harness is used only when asked for
+    refused = subprocess.run([hookshape, "render"], capture_output=True, text=True,
+                             env=clean_env(), cwd=work, timeout=300, check=False)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert refused.stderr.startswith("hookshape: error: no hookshape.toml in "), refused.stderr
+    assert "--default" in refused.stderr and refused.stderr.count("\n") == 1
+    assert list(work.iterdir()) == []
+    package_dir = Path(where.stdout.strip()).parent
+    before = sorted(p.name for p in package_dir.iterdir())
+
+    # no --out: ./dist in the working directory, never the installed package's folder
+    proc = subprocess.run([hookshape, "render", "--default"], capture_output=True, text=True,
+                          env=clean_env(), cwd=work, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert sorted(p.name for p in work.iterdir()) == ["out"]  # no spec was created or needed
+    assert sorted(p.name for p in work.iterdir()) == ["dist"]  # no spec was created or needed
+    assert sorted(p.name for p in package_dir.iterdir()) == before
 
     assert DIST.is_dir(), "the repository has no dist/: run `make render`"
-    got, want = files(work / "out"), files(DIST)
+    got, want = files(work / "dist"), files(DIST)
     assert sorted(got) == sorted(want)
     for path, (data, executable) in want.items():
         assert got[path][0] == data, head_diff(path, data, got[path][0])

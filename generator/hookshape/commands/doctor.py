@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from hookshape.commands.options import profiles_option, spec_option
+from hookshape.commands.options import profiles_option, repeated_options, spec_option
 from hookshape.install import request
 from hookshape.install.doctor_checks import Report, context, diagnose
 from hookshape.install.options import home_option, vendor_option
@@ -53,7 +53,8 @@ def command(vendors: tuple[str, ...], home: Path | None, project: Path | None, a
     """Explain, per vendor, why a hook would not fire. Exit 1 when something stops them."""
     loaded = spec.load(profile_dirs)
     req = request.make(loaded, vendors, "user", project, home)
-    reports = diagnose(context(loaded, req.homes, req.project, os.environ), req.profiles)
+    ctx = context(loaded, req.homes, req.project, os.environ, again=repeated_options())
+    reports = diagnose(ctx, req.profiles)
     click.echo(render_json(reports) if as_json else render_text(reports))
     if not all(r.wired for r in reports):
         sys.exit(1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -50,3 +51,20 @@ def profiles_option(func: F) -> F:
     return click.option("--profiles", "profile_dirs", type=click.Path(path_type=Path, file_okay=False,
                         exists=True), multiple=True,
                         help="Extra directory of vendor profiles (*.toml); repeatable.")(func)
+
+
+def repeated_options() -> str:
+    """The spec, home and profile options of this command line (shell-quoted, each with a
+    leading space), for a suggested command to carry: e.g. ` --spec my.toml --home /tmp/h`.
+    Values that came from environment variables are left out: the user's shell still has them."""
+    ctx = click.get_current_context()
+    words: list[str] = []
+    for name, flag in (("spec_path", "--spec"), ("home", "--home")):
+        value = ctx.params.get(name)
+        if value is not None and ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE:
+            words += [flag, str(value)]
+    if ctx.params.get("use_default"):
+        words.append("--default")
+    for folder in ctx.params.get("profile_dirs") or ():
+        words += ["--profiles", str(folder)]
+    return "".join(f" {shlex.quote(w)}" for w in words)

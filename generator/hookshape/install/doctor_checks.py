@@ -61,6 +61,11 @@ class Ctx:
     project: Path
     env: Mapping[str, str]
     own: Owner
+    again: str = ""  # the --spec/--home/... the user gave doctor, repeated in every suggestion
+
+    def hs(self, args: str) -> str:
+        """A suggested hookshape command line, with the user's own --spec/--home."""
+        return f"hookshape {args}{self.again}"
 
 
 @dataclass
@@ -94,7 +99,7 @@ Check = Callable[[Ctx, Seen], list[Finding]]
 
 def check_parse(ctx: Ctx, s: Seen) -> list[Finding]:
     return [Finding("error", "unparsable", f"{v.error} (the vendor ignores this file)",
-                    "fix the file at that line, then run `hookshape install`")
+                    f"fix the file at that line, then run `{ctx.hs('install')}`")
             for v in s.read + s.elsewhere if v.error]
 
 
@@ -113,8 +118,8 @@ def check_comments(ctx: Ctx, s: Seen) -> list[Finding]:
                            "`hookshape install` and `hookshape uninstall` will not edit it (they "
                            "stop with an \"invalid JSON\" error rather than lose the comments)",
                            "remove the comments (or move the file aside), run the command, then "
-                           "put them back; or copy the entries from `hookshape install --dry-run` "
-                           "in by hand"))
+                           "put them back; or copy the entries from "
+                           f"`{ctx.hs('install --dry-run')}` in by hand"))
     return out
 
 
@@ -144,7 +149,7 @@ def check_wired(ctx: Ctx, s: Seen) -> list[Finding]:
     if any(v.error for v in s.read):
         return []
     ours = s.ours(ctx)
-    install = f"hookshape install --vendor {s.profile.id}"
+    install = ctx.hs(f"install --vendor {s.profile.id}")
     if not ours:
         where = ", ".join(str(v.path) for v in s.read) or "no config file exists"
         name = ctx.loaded.spec.harness.name
@@ -164,7 +169,7 @@ def check_elsewhere(ctx: Ctx, s: Seen) -> list[Finding]:
             out.append(Finding(sev, "unread-location",
                                f"{v.path} holds hook entries, but only older versions of "
                                f"{s.profile.vendor.display} read that file; this one reads {where}",
-                               f"run `hookshape install --vendor {s.profile.id}`, then remove "
+                               f"run `{ctx.hs(f'install --vendor {s.profile.id}')}`, then remove "
                                f"the entries from {v.path}"))
     return out
 
@@ -174,17 +179,17 @@ def _script_findings(ctx: Ctx, command: str, where: str) -> list[Finding]:
     if not script.startswith("/"):
         return [Finding("error", "relative-path", f"{where}: {script} is not an absolute path "
                         "(it breaks after a cd, and some vendors expand $VARS themselves)",
-                        "run `hookshape install` (it writes absolute, quoted paths)")]
+                        f"run `{ctx.hs('install')}` (it writes absolute, quoted paths)")]
     path = Path(script)
     sub = ctx.loaded.spec.harness.tentacle_dir
     out = []
     for target in (path, path.parent / sub / path.name):
         if not target.is_file():
             out.append(Finding("error", "missing-script", f"{where}: {target} does not exist",
-                               "run `hookshape install`"))
+                               f"run `{ctx.hs('install')}`"))
         elif not os.access(target, os.X_OK):
             out.append(Finding("error", "not-executable", f"{where}: {target} is not executable",
-                               f"chmod 0755 {target} (or run `hookshape install`)"))
+                               f"chmod 0755 {target} (or run `{ctx.hs('install')}`)"))
     return out
 
 
@@ -212,7 +217,7 @@ def check_commands(ctx: Ctx, s: Seen) -> list[Finding]:
             continue
         out.append(Finding("warn", "stale-entry", f"{where} points at {home}, not at the "
                            f"harness home {current}",
-                           "run `hookshape install` (it replaces entries of an old home)"))
+                           f"run `{ctx.hs('install')}` (it replaces entries of an old home)"))
     env = ctx.loaded.spec.harness.home_env
     for home, n in elsewhere.items():
         out.append(Finding("warn", "home-mismatch",
@@ -252,8 +257,8 @@ def check_foreign_paths(ctx: Ctx, s: Seen) -> list[Finding]:
 def check_duplicates(ctx: Ctx, s: Seen) -> list[Finding]:
     count = Counter((h.event, _gate(ctx, h.command)) for _, h in s.ours(ctx))
     return [Finding("warn", "duplicate", f"{gate} is registered {n} times on {event}: it runs "
-                    f"{n} times per event", "remove the extra entries (`hookshape install` keeps "
-                    "one per event in the file it manages)")
+                    f"{n} times per event", f"remove the extra entries (`{ctx.hs('install')}` "
+                    "keeps one per event in the file it manages)")
             for (event, gate), n in sorted(count.items()) if n > 1]
 
 
@@ -283,7 +288,8 @@ def check_switches(ctx: Ctx, s: Seen) -> list[Finding]:
             if value is False:
                 out.append(Finding("error", "switched-off", f"{v.path}: {dotted} is false: "
                                    f"{s.profile.vendor.display} runs no hooks",
-                                   f"set {enable or dotted} to true (or run `hookshape install`)"))
+                                   f"set {enable or dotted} to true (or run "
+                                   f"`{ctx.hs('install')}`)"))
             elif value is not None and dotted != enable:
                 out.append(Finding("warn", "old-switch", f"{v.path}: {dotted} is an old key",
                                    f"use {enable} instead" if enable else "remove it"))
@@ -421,7 +427,7 @@ def _skip_fix(ctx: Ctx, outcome: str | None) -> str:
                 f"fresh), and run the vendor CLI with the same {ctx.loaded.spec.harness.home_env}")
     if outcome == "unarmed":
         return f"add the project root to {home / gate.armed_roots_file}"
-    return "see `hookshape status`; `hookshape status --reset` closes the breaker"
+    return f"see `{ctx.hs('status')}`; `{ctx.hs('status --reset')}` closes the breaker"
 
 
 def check_recent_calls(ctx: Ctx) -> list[Finding]:
@@ -482,7 +488,7 @@ def check_breaker(ctx: Ctx) -> list[Finding]:
                            f"the breaker of {breaker.name} is {breaker.state} after "
                            f"{breaker.failures} failures ({breaker.last_kind or 'unknown'}): that "
                            f"gate skips its tentacle {when}",
-                           "see `hookshape status`; `hookshape status --reset` closes it"))
+                           f"see `{ctx.hs('status')}`; `{ctx.hs('status --reset')}` closes it"))
     return out
 
 
@@ -504,8 +510,11 @@ HARNESS_CHECKS: list[Callable[[Ctx], list[Finding]]] = [check_switch_files, chec
                                                         check_recent_calls]
 
 
-def context(loaded: Loaded, homes: Homes, project: Path, env: Mapping[str, str]) -> Ctx:
-    return Ctx(loaded=loaded, homes=homes, project=project, env=env, own=owner(loaded.spec))
+def context(loaded: Loaded, homes: Homes, project: Path, env: Mapping[str, str],
+            again: str = "") -> Ctx:
+    """`again`: the options to repeat in every suggested command (e.g. ` --spec x.toml`)."""
+    return Ctx(loaded=loaded, homes=homes, project=project, env=env, own=owner(loaded.spec),
+               again=again)
 
 
 def diagnose(ctx: Ctx, profiles: list[Profile]) -> list[Report]:
