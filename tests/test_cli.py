@@ -454,3 +454,18 @@ def test_doctor_fixes_repeat_spec_and_home(tmp_path: Path) -> None:
     tail = f" --spec '{spec}' --home '{home}'"
     for command in suggested:
         assert command.endswith(tail), command
+
+
+def test_uninstall_help_speaks_of_uninstall() -> None:
+    """uninstall's own words for its options, not install's."""
+    install = hookshape("install", "--help").stdout
+    proc = hookshape("uninstall", "--help")
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "files to stage" not in text and "Replace hookshape entries" not in text
+    assert "every vendor the spec enables" not in text
+    assert "files to remove; write nothing" in text
+    assert "every vendor the install ledger records" in text
+    assert "Also remove hookshape entries and staged scripts someone edited" in text
+    install_text = " ".join(install.split())
+    assert "files to stage" in install_text and "every vendor the spec enables" in install_text

@@ -211,3 +211,62 @@ def test_post_tool() -> None:
     assert say("claude", "post_tool", 0) == "nothing happens: the Write call already ran"
     assert say("claude", "post_tool", 2, "", "careful").startswith(
         "Claude Code shows the agent (after the Write call already ran): careful")
+
+
+# --- what simulate refuses or warns about --------------------------------------------------
+
+def test_a_vendor_the_spec_disables_is_refused(tmp_path: Path) -> None:
+    spec = tmp_path / "hookshape.toml"
+    text = SPEC.read_text()
+    assert "[vendors.gemini]\nenabled = true" in text
+    spec.write_text(text.replace("[vendors.gemini]\nenabled = true",
+                                 "[vendors.gemini]\nenabled = false"))
+    result = hs("simulate", "--spec", str(spec), "--vendor", "gemini", "--tentacle", "stop")
+    assert result.code == 1 and result.out == ""
+    assert result.err == f"hookshape: error: {spec}: vendors.gemini is not enabled in the spec"
+
+
+def warnings_of(*args: str, stdin: str | None = None) -> tuple[list[str], str]:
+    result = hs("simulate", "--spec", str(SPEC), *args, stdin=stdin)
+    assert result.code == 0, result
+    return result.err.splitlines(), result.out
+
+
+@pytest.mark.parametrize("payload", ["not json at all", "", "{truncated"])
+def test_a_payload_that_is_not_json_is_warned_about(payload: str) -> None:
+    err, out = warnings_of("--vendor", "claude", "--tentacle", "stop", "--payload", "-",
+                           stdin=payload)
+    assert err == ["hookshape: warning: the payload is not JSON: Claude Code never sends that; "
+                   "the verdict shows only how the script treats garbage"]
+    assert "verdict: " in out  # the run is still shown
+
+
+def test_a_payload_that_is_not_an_object_is_warned_about() -> None:
+    err, _ = warnings_of("--vendor", "codex", "--tentacle", "prompt", "--payload", "-",
+                         stdin="[1, 2]")
+    assert err == ["hookshape: warning: the payload is JSON but not an object: Codex CLI always "
+                   "sends an object"]
+
+
+@pytest.mark.parametrize("vendor", [v for v in VENDORS if LOADED.profiles[v].payload.event])
+def test_a_payload_of_another_event_is_warned_about(vendor: str) -> None:
+    """The pre-tool example sent to the stop tentacle: the profile's event field says so."""
+    profile = LOADED.profiles[vendor]
+    root = Path(__file__).resolve().parents[1] / "generator/hookshape/examples"
+    payload = (root / vendor / "pre_tool.json").read_text()
+    err, _ = warnings_of("--vendor", vendor, "--tentacle", "stop", "--payload", "-",
+                         stdin=payload)
+    field = profile.payload.event
+    assert err == [f'hookshape: warning: the payload has {field} "{profile.events.pre_tool}", '
+                   f'but {profile.vendor.display} sends {field} "{profile.events.stop}" to the '
+                   "stop tentacle: the verdict is for an event this tentacle never gets"], err
+    missing = json.dumps({k: v for k, v in json.loads(payload).items() if k != field})
+    err, _ = warnings_of("--vendor", vendor, "--tentacle", "pre_tool", "--payload", "-",
+                         stdin=missing)
+    assert len(err) == 1 and f"the payload has no {field}, but" in err[0], err
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_a_matching_payload_gets_no_warning(vendor: str) -> None:
+    err, _ = warnings_of("--vendor", vendor, "--tentacle", "pre_tool")
+    assert err == []

@@ -29,7 +29,12 @@ def command(vendor: str, tentacle_name: str, payload: str | None, shell: str | N
             home: Path | None, spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
     """Run one tentacle as VENDOR would and print exit code, stdout, stderr and the verdict."""
     loaded = spec.load(profile_dirs)
-    profile = pick(loaded, (vendor,), enabled_only=False)[0]
+    profile = pick(loaded, (vendor,))[0]  # a vendor the spec disables never runs a hook
     target = Target(loaded, profile, find_tentacle(loaded, tentacle_name), gate)
-    for line in simulate(target, Options(payload, shell, home), dict(os.environ)):
+    lines = simulate(target, Options(payload, shell, home), dict(os.environ), warn)
+    for line in lines:
         click.echo(line)
+
+
+def warn(problem: str) -> None:
+    click.echo(f"hookshape: warning: {problem}", err=True)

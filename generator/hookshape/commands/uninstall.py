@@ -11,13 +11,7 @@ import click
 from hookshape.commands.options import profiles_option, spec_option
 from hookshape.install import ledger as ledgers
 from hookshape.install import request, uninstaller
-from hookshape.install.options import (
-    change_options,
-    home_option,
-    project_option,
-    scope_option,
-    vendor_option,
-)
+from hookshape.install.options import home_option, project_option, scope_option
 from hookshape.install.paths import Scope, homes
 from hookshape.loader import Loaded, SpecChoice
 
@@ -30,11 +24,16 @@ def _recorded(loaded: Loaded, home: Path | None) -> tuple[str, ...]:
 
 
 @click.command("uninstall")
-@vendor_option
+@click.option("--vendor", "vendors", multiple=True, metavar="V",
+              help="A vendor id (repeatable; default: every vendor the install ledger records).")
 @scope_option
 @project_option
 @home_option
-@change_options
+@click.option("--dry-run", is_flag=True,
+              help="Print the diffs and the files to remove; write nothing.")
+@click.option("--force", is_flag=True,
+              help="Also remove hookshape entries and staged scripts someone edited since the "
+                   "install (they are kept otherwise).")
 @spec_option
 @profiles_option
 def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: Path | None,

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -22,7 +22,7 @@ from hookshape.install.verdict import Run, verdict
 from hookshape.loader import Loaded
 from hookshape.plan import script_artifacts
 from hookshape.profiles import Profile
-from hookshape.spec import ROLES, Tentacle
+from hookshape.spec import ROLES, Role, Tentacle
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,30 @@ def payload(source: str | None, profile: Profile, role: str) -> tuple[bytes, str
         return Path(source).read_bytes(), source
     except OSError as exc:
         raise HookshapeError(f"{source}: cannot read: {exc.strerror or exc}") from None
+
+
+def payload_warnings(profile: Profile, role: Role, data: bytes) -> list[str]:
+    """Why this payload is not one the vendor would send to this tentacle: not JSON, not an
+    object, or (where the profile names the payload's event field) another event."""
+    display = profile.vendor.display
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return [f"the payload is not JSON: {display} never sends that; the verdict shows only "
+                "how the script treats garbage"]
+    if not isinstance(value, dict):
+        return [f"the payload is JSON but not an object: {display} always sends an object"]
+    want, field = profile.events.of(role), profile.payload.event
+    if not want or not field:
+        return []
+    node: Any = value
+    for key in field.split("."):
+        node = node.get(key) if isinstance(node, dict) else None
+    if node == want:
+        return []
+    got = "no " + field if node is None else f"{field} {json.dumps(node)}"
+    return [f"the payload has {got}, but {display} sends {field} {json.dumps(want)} to the "
+            f"{role} tentacle: the verdict is for an event this tentacle never gets"]
 
 
 def as_object(data: bytes) -> dict[str, Any]:
@@ -158,9 +182,12 @@ class Options:
     home: Path | None
 
 
-def simulate(target: Target, opts: Options, base: Mapping[str, str]) -> list[str]:
+def simulate(target: Target, opts: Options, base: Mapping[str, str],
+             warn: Callable[[str], None] = lambda _: None) -> list[str]:
     role = target.tentacle.role
     data, origin = payload(opts.payload, target.profile, role)
+    for problem in payload_warnings(target.profile, role, data):
+        warn(problem)
     timeout_s = max(10.0, 3 * target.loaded.spec.gate.deadline_ms / 1000)
     scratch = opts.home is None and not base.get("HOOKSHAPE_HOME")
     with home_for(target.loaded, opts.home, base) as (home, described), scripts(target) as script:
