@@ -173,6 +173,7 @@ def test_render_check_reports_drift_as_a_unified_diff(tmp_path: Path) -> None:
     assert re.search(r'^-\s+"timeout": 7,?$', proc.stdout, re.M), proc.stdout
     assert re.search(r'^\+\s+"timeout": 5,?$', proc.stdout, re.M), proc.stdout
     assert "differs" in proc.stderr
+    assert proc.stderr.rstrip().endswith(f"run `hookshape render --out {out}`")  # same target
     settings.write_text(text)
     assert hookshape("render", "--check", "--out", out).returncode == 0
 

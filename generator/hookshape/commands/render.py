@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
 import click
 
-from hookshape.commands.options import profiles_option, spec_option
+from hookshape.commands.options import profiles_option, repeated_options, spec_option
 from hookshape.loader import Loaded, SpecChoice
 from hookshape.plan import build
 from hookshape.writer import diff_plan, write_plan
@@ -35,7 +36,9 @@ def command(spec: SpecChoice, profile_dirs: tuple[Path, ...], out: Path | None, 
         drift = diff_plan(target, artifacts)
         if drift:
             click.echo(drift, nl=False)
-            click.echo(f"hookshape: {target} differs from the spec; run `hookshape render`", err=True)
+            again = repeated_options() + (f" --out {shlex.quote(str(out))}" if out else "")
+            click.echo(f"hookshape: {target} differs from the spec; run `hookshape render{again}`",
+                       err=True)
             sys.exit(1)
         click.echo(f"{target}: up to date ({len(artifacts)} files)")
         return
