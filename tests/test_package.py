@@ -145,6 +145,7 @@ def test_contents_are_the_rendered_spec_plus_install_md_and_the_spec(built: Path
         for i in range(1, len(parts) + 1):
             assert "/".join(parts[:i]) in dirs
     assert f"hookshape install --from {top}" in install
+    assert f"hookshape uninstall --spec {top}/hookshape.toml" in install
     assert f"tar -xzf {top}.tar.gz" in install
     for vid in loaded.spec.enabled_vendors():
         assert f"config/{vid}/" in install
@@ -428,6 +429,17 @@ def test_from_a_tree_with_its_spec_refuses_another_spec(other: tuple[Installed, 
         assert proc.returncode == 1, proc.stdout + proc.stderr
         assert proc.stderr.count("\n") == 1 and "carries its own spec" in proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_from_a_tree_of_another_spec_is_refused(tmp_path: Path) -> None:
+    """package --from DIST --spec S would ship S beside scripts it did not render."""
+    spec = other_spec(tmp_path / "src")
+    out = tmp_path / "out"
+    proc = hookshape("package", "--from", str(ROOT / "dist"), "--spec", str(spec), "--out",
+                     str(out))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr.count("\n") == 1 and f"not what {spec} renders" in proc.stderr
+    assert not out.exists()
 
 
 def test_from_a_plain_dist_without_a_spec_here_is_refused(tmp_path: Path) -> None:

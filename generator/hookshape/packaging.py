@@ -283,7 +283,9 @@ def package(loaded: Loaded, out: Path, source: Path | None = None,
             env: Mapping[str, str] | None = None) -> Package:
     """Build `<out>/<top>.tar.gz` and `<out>/SHA256SUMS`; returns what was written."""
     mtime = source_date_epoch(os.environ if env is None else env)
-    artifacts = from_tree(source) if source is not None else rendered(loaded)
+    artifacts = rendered(loaded)
+    if source is not None:
+        artifacts = same_render(from_tree(source), artifacts, source, loaded)
     for name in (INSTALL_NAME, SPEC_NAME):
         if any(a.path == name for a in artifacts):
             raise PackageError(f"the tree already holds a {name}")
@@ -296,6 +298,16 @@ def package(loaded: Loaded, out: Path, source: Path | None = None,
     sums = out / SUMS_NAME
     write_all(((target, data), (sums, f"{digest}  {target.name}\n".encode())))
     return Package(tarball=target, sums=sums, sha256=digest, members=len(artifacts))
+
+
+def same_render(tree: list[Artifact], want: list[Artifact], source: Path,
+                loaded: Loaded) -> list[Artifact]:
+    """A --from tree goes out with the spec, which `install --from` then uses: the tree must
+    be what that spec renders, or the tarball would pair scripts with another spec."""
+    if {a.path: a.data for a in tree} != {a.path: a.data for a in want}:
+        raise PackageError(f"{source}: not what {loaded.spec_path} renders (re-render it, or "
+                           "pass the spec it was rendered from with --spec)")
+    return tree
 
 
 def spec_bytes(loaded: Loaded) -> bytes:
