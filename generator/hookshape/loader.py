@@ -51,10 +51,6 @@ class SpecChoice:
     given: Path | None = None
     builtin: bool = False
 
-    @property
-    def explicit(self) -> bool:
-        return self.given is not None or self.builtin
-
     def path(self) -> Path | None:
         """The spec file to load; None for the built-in default."""
         if self.given is not None:
