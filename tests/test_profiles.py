@@ -157,7 +157,7 @@ BROKEN = [
     ("bad-enum-confidence", "agy", 'confidence = "low"', 'confidence = "certain"',
      r"vendor\.confidence", "'high'"),
     ("bad-fact-date", "claude", 'date = "2026-08"\n\n[[facts]]\ntopic = "block channel"',
-     'date = "August 2026"\n\n[[facts]]\ntopic = "block channel"', r"facts\[0\]\.date", "pattern"),
+     'date = "August 2026"\n\n[[facts]]\ntopic = "block channel"', r"facts\[0\]\.date", "a date: YYYY-MM"),
     ("missing-fact-source", "gemini", 'source = "Gemini CLI source 0.56 nightly"\ndate = "2026-08"',
      'date = "2026-08"', r"facts\[1\]\.source", "required key is missing"),
     ("id-not-the-file-name", "agy", 'id = "agy"', 'id = "antigravity"', r"vendor\.id",
@@ -169,9 +169,9 @@ BROKEN = [
     ("trust-table-without-key", "codex", 'trust_key = "trusted_hash"\n', "",
      r"config\.trust_key", "required with trust_table"),
     ("bad-env-name", "gemini", 'auth_env = ["GEMINI_API_KEY"]', 'auth_env = ["GEMINI API KEY"]',
-     r"config\.auth_env\[0\]", "pattern"),
+     r"config\.auth_env\[0\]", "an environment variable name"),
     ("bad-doctor-code", "codex", 'doctor = "block-reason-suffix"', 'doctor = "Block Reason"',
-     r"facts\[5\]\.doctor", "pattern"),
+     r"facts\[5\]\.doctor", "a finding code"),
 ]
 
 

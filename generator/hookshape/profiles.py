@@ -12,10 +12,14 @@ from hookshape.errors import ProfileError
 from hookshape.spec import Role
 from hookshape.validation import parse_toml, validate
 
-Ident = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")]
-Dotted = Annotated[str, Field(pattern=r"^([A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*)?$")]
-EnvVar = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-FindingCode = Annotated[str, Field(pattern=r"^([a-z][a-z0-9]*(-[a-z0-9]+)*)?$")]
+Ident = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$", description=(
+    "an identifier: letters, digits, '_' and '.', starting with a letter or '_'"))]
+Dotted = Annotated[str, Field(pattern=r"^([A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*)?$", description=(
+    "a dotted key path (a.b.c): each part letters, digits, '_' and '-', starting with a letter or '_'"))]
+EnvVar = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description=(
+    "an environment variable name: letters, digits and '_', not starting with a digit"))]
+FindingCode = Annotated[str, Field(pattern=r"^([a-z][a-z0-9]*(-[a-z0-9]+)*)?$", description=(
+    "a finding code: lowercase words of letters and digits joined by '-'"))]
 ContextDialect = Literal["hso", "inject-steps", "none"]
 ToolBlock = Literal["hso-deny", "decision-deny", "decision-deny-agy", "exit2-stderr"]
 ToolWarn = Literal["context", "stderr", "none"]
@@ -30,7 +34,8 @@ class _Strict(BaseModel):
 
 
 class VendorInfo(_Strict):
-    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")]
+    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$", description=(
+        "a vendor id: lowercase letters, digits, '_' and '-', starting with a letter"))]
     display: str
     confidence: Literal["high", "medium", "low"]
     sniff_keys: list[Ident]
@@ -143,7 +148,7 @@ class Fact(_Strict):
     topic: str
     fact: str
     source: str
-    date: Annotated[str, Field(pattern=r"^\d{4}-\d{2}(-\d{2})?$")]
+    date: Annotated[str, Field(pattern=r"^\d{4}-\d{2}(-\d{2})?$", description="a date: YYYY-MM or YYYY-MM-DD")]
     # When set, `doctor` shows this fact as an info finding under this code (e.g.
     # "write-before-read"): vendor behaviour worth knowing when a hook seems not to work.
     doctor: FindingCode = ""
