@@ -636,12 +636,15 @@ def test_cli_rolls_back_and_says_so_in_one_line(home: Path) -> None:
 # --- two harnesses in one config, renamed gates ------------------------------------------
 
 
+@pytest.mark.parametrize("seeded", [True, False], ids=["seeded", "fresh"])
 @pytest.mark.parametrize("order", ["crossed", "nested"])
-def test_two_harnesses_uninstall_to_the_original_bytes(tmp_path: Path, order: str) -> None:
+def test_two_harnesses_uninstall_to_the_original_bytes(tmp_path: Path, order: str,
+                                                       seeded: bool) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    seed(home)
-    (home / ".claude/settings.json").write_text('{\n  "theme": "dark"\n}\n')
+    if seeded:
+        seed(home)
+        (home / ".claude/settings.json").write_text('{\n  "theme": "dark"\n}\n')
     kraken = spec_variant(tmp_path / "kraken", KRAKEN)
     before = snapshot(home)
     assert install(home).code == 0
@@ -650,9 +653,10 @@ def test_two_harnesses_uninstall_to_the_original_bytes(tmp_path: Path, order: st
     assert with_spec(first, "uninstall", home).code == 0
     for _, rel in SEEDS.values():
         assert len(parse_commands(home / rel)) == 3, rel  # the other harness still wired
-    gemini = parse(home / ".gemini/settings.json")
-    assert gemini["hooksConfig"]["enabled"] is True  # its hooks still need the switch
-    assert "hooks = true" in (home / ".codex/config.toml").read_text()
+    if seeded:
+        gemini = parse(home / ".gemini/settings.json")
+        assert gemini["hooksConfig"]["enabled"] is True  # its hooks still need the switch
+        assert "hooks = true" in (home / ".codex/config.toml").read_text()
     assert with_spec(second, "uninstall", home).code == 0
     assert snapshot(home) == before
 

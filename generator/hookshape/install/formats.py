@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hookshape.configs import agy_tree, codex_block, codex_markers, group
 from hookshape.entries import HookEntry, entries
-from hookshape.install import agyjson, hooksjson, tomledit
+from hookshape.install import agyjson, hooksjson, jsonedit, tomledit
 from hookshape.install.managed import Owner
 from hookshape.install.model import Known, Outcome, Want
 from hookshape.profiles import ConfigFormat, Profile
@@ -69,6 +69,13 @@ def unmerge(spec: Spec, profile: Profile, text: str, path: Path, own: Owner, kno
     if fmt == "agy-json":
         return agyjson.unmerge(text, path, own, known, force)
     return hooksjson.unmerge(text, path, own, known, force)
+
+
+def data(profile: Profile, text: str, path: Path) -> object:
+    """A config's parsed data (a malformed file is a located user error)."""
+    if profile.config.format == "codex-toml":
+        return tomledit.loads(text, path)
+    return jsonedit.loads(text, path) if text.strip() else {}
 
 
 def is_empty(profile: Profile, text: str) -> bool:

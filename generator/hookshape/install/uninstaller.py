@@ -8,15 +8,16 @@ read-only config unless forced, and it is all or nothing (installer.transact).""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookshape.errors import HookshapeError
-from hookshape.install import formats, fsops, lock, staged
+from hookshape.install import formats, fsops, heirs, lock, staged
 from hookshape.install import ledger as ledgers
 from hookshape.install.installer import Echo, check_writable, report_conflicts, save_ledger, transact
 from hookshape.install.ledger import ConfigRecord, Ledger
-from hookshape.install.managed import owner, sha256
+from hookshape.install.managed import commands, owner, sha256
 from hookshape.install.paths import real
 from hookshape.install.request import Request, decode, diff
 from hookshape.profiles import Profile
@@ -30,6 +31,7 @@ class Revert:
     before: bytes | None
     after: bytes | None  # None: the file goes (or stays gone)
     how: str
+    heir: heirs.Heir | None = None  # another harness whose entries stay in the file
 
     @property
     def changed(self) -> bool:
@@ -72,13 +74,18 @@ def _revert(request: Request, ledger: Ledger, profile: Profile, path: Path,
             "restored the pre-install bytes"
         return Revert(profile, path, target, before, original, how), []
     own = owner(request.loaded.spec, ledger.commands())
-    outcome = formats.unmerge(request.loaded.spec, profile, decode(before, path), path, own,
-                              record.known(), request.force)
+    text = decode(before, path)
+    found = commands(formats.data(profile, text, path))
+    heir = heirs.find(path, found, own, request.homes.harness)
+    known = record.known()
+    if heir is not None:  # its hooks still need the switches on
+        known = known.__class__(hashes=known.hashes, created=known.created)
+    outcome = formats.unmerge(request.loaded.spec, profile, text, path, own, known, request.force)
     after: bytes | None = outcome.text.encode()
-    if record.created_file and formats.is_empty(profile, outcome.text):
+    if record.created_file and heir is None and formats.is_empty(profile, outcome.text):
         after = None
-    revert = Revert(profile, path, target, before, after, "removed hookshape entries")
-    return revert, outcome.conflicts
+    how = "removed hookshape entries" + (f" ({heir.name}'s stay)" if heir else "")
+    return Revert(profile, path, target, before, after, how, heir), outcome.conflicts
 
 
 def _selected(request: Request, ledger: Ledger) -> list[tuple[Profile, Path, ConfigRecord]]:
@@ -125,7 +132,10 @@ def _apply_reverts(plan: Plan, ledger: Ledger, backups: fsops.Backups, echo: Ech
             backups.journal.unlink(revert.target)
         elif revert.changed:
             backups.journal.write(revert.target, revert.after, 0o600)
-        made += [Path(d) for d in record.created_dirs]
+        if revert.heir is not None:
+            heirs.hand_over(revert.heir, revert.path, record, backups.journal)
+        else:
+            made += [Path(d) for d in record.created_dirs]
         echo(f"{revert.profile.id}: {revert.path}: {revert.how if revert.changed else 'unchanged'}")
     backups.journal.remove_dirs(made)
     # A directory another config still fills goes with the harness's own, once empty.
@@ -188,7 +198,11 @@ def _locked_run(request: Request, echo: Echo) -> tuple[int, Ledger | None]:
         echo(f"nothing recorded for {', '.join(p.id for p in request.profiles)} "
              f"at {request.scope} scope")
         return 0, None
-    transact(lambda journal, say: _apply(plan, ledger, harness, journal, say), "uninstall", echo)
+    with ExitStack() as stack:
+        for home in sorted({r.heir.home for r in plan.reverts if r.heir is not None}):
+            stack.enter_context(lock.held(home))
+        transact(lambda journal, say: _apply(plan, ledger, harness, journal, say), "uninstall",
+                 echo)
     return 0, ledger
 
 
