@@ -692,3 +692,105 @@ def test_an_edited_stale_script_is_kept_unless_forced(home: Path, tmp_path: Path
     assert snapshot(home) == before
     assert with_spec(renamed, "install", home, "--force").code == 0
     assert not stale.exists()
+
+
+# --- JSON with comments (Gemini CLI reads settings.json through strip-json-comments) ------
+
+
+def commented_gemini() -> str:
+    """The Gemini fixture with comments where people put them, one inside a string too."""
+    text = "// Gemini settings, kept by hand\n" + fixture_text("gemini")
+    for old, new in (
+            ('"vimMode": true,', '"vimMode": true, // I like vim'),
+            ('"preferredEditor": "nvim"', '"preferredEditor": "nvim // not a comment"'),
+            ('        "enabled": false,', '        /* off while debugging */ "enabled": false,'),
+            ('    "hooks": {\n', '    "hooks": {\n        // formatters first\n'),
+            ('        ]\n    },\n    "mcpServers"', '        ] /* prettier only */\n    },\n'
+             '    "mcpServers"')):
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+def test_gemini_comments_survive_install_and_uninstall(home: Path) -> None:
+    gemini = home / ".gemini/settings.json"
+    text = commented_gemini()
+    gemini.write_text(text)
+    before = snapshot(home)
+    result = install(home, "--vendor", "gemini")
+    assert result.code == 0, result.err
+    installed = gemini.read_text()
+    flipped_text = text.replace('"enabled": false', '"enabled": true')
+    # the comma our first appended event needs goes between the value and its comment
+    flipped_text = flipped_text.replace("] /* prettier only */", "], /* prettier only */")
+    assert lines_kept(flipped_text, installed)
+    for comment in ("// Gemini settings, kept by hand\n", "// I like vim\n",
+                    "/* off while debugging */", "// formatters first\n",
+                    "/* prettier only */\n", '"nvim // not a comment"'):
+        assert installed.count(comment) == 1, comment
+    assert len([c for c in commands(je.loads(installed, gemini, True))
+                if c.startswith(PROVIDER)]) == 3
+    assert install(home, "--vendor", "gemini").code == 0
+    assert gemini.read_text() == installed  # idempotent
+    edited = installed.replace('"vimMode": true', '"vimMode": false')
+    gemini.write_text(edited)  # a user edit: uninstall goes surgical
+    assert uninstall(home).code == 0
+    assert gemini.read_text() == text.replace('"vimMode": true', '"vimMode": false')
+    gemini.write_text(text)
+    assert snapshot(home) == before
+
+
+def test_a_settings_file_of_comments_only(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    gemini = home / ".gemini/settings.json"
+    gemini.parent.mkdir(parents=True)
+    gemini.write_text("{\n  // nothing yet\n}\n")
+    assert install(home, "--vendor", "gemini").code == 0
+    assert gemini.read_text().startswith("{\n  // nothing yet\n  \"hooks\": {\n")
+    gemini.write_text(gemini.read_text() + "\n")
+    assert uninstall(home).code == 0
+    assert gemini.read_text() == "{\n  // nothing yet\n}\n\n"
+
+
+def test_comments_stay_refused_where_the_vendor_forbids_them(home: Path) -> None:
+    claude = home / ".claude/settings.json"
+    claude.write_text("// mine\n" + fixture_text("claude"))
+    before = snapshot(home)
+    result = install(home)
+    assert result.code == 1 and f"{claude}:1:1: invalid JSON" in result.err
+    assert snapshot(home) == before
+
+
+COMMENTED_STYLES = {
+    "line-after-last": '{\n  "list": [\n    1 // one\n  ],\n  "a": 1\n}\n',
+    "block-after-last": '{\n  "list": [\n    1 /* one */\n  ]\n}\n',
+    "before-first": '{\n  "list": [\n    // numbers\n    1,\n    2\n  ]\n}\n',
+    "in-empty": '{\n  "list": [ // none yet\n  ]\n}\n',
+    "between": '{\n  "list": [\n    1, // one\n    2\n  ]\n}\n',
+    "crlf": '{\r\n  "list": [\r\n    1 // one\r\n  ]\r\n}\r\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMMENTED_STYLES))
+def test_jsonedit_with_comments_append_then_remove_is_exact(name: str) -> None:
+    text = COMMENTED_STYLES[name]
+    style = je.detect_style(text)
+    root = je.parse(text, Path("x.json"), comments=True)
+    value = {"hooks": [{"command": "x // y"}]}
+    grown = je.append_item(text, root.get("list"), value, style)  # type: ignore[arg-type]
+    assert je.loads(grown, Path("x.json"), True)["list"][-1] == value
+    assert je.strip_comments(grown).count("/") == 0 or "x // y" in grown
+    items = je.scan(grown).get("list")
+    assert items is not None
+    assert je.remove_item(grown, items, len(items.items) - 1) == text
+    added = je.append_member(text, je.scan(text), "new", [1], style)
+    assert je.loads(added, Path("x.json"), True)["new"] == [1]
+    assert je.remove_member(added, je.scan(added), "new") == text
+
+
+def test_jsonedit_removing_a_first_item_keeps_the_comment_of_the_next() -> None:
+    text = '{\n  "list": [\n    {"ours": 1},\n    // the user\'s\n    {"theirs": 2}\n  ]\n}\n'
+    items = je.scan(text).get("list")
+    assert items is not None
+    assert je.remove_item(text, items, 0) == \
+        '{\n  "list": [\n    // the user\'s\n    {"theirs": 2}\n  ]\n}\n'
