@@ -606,12 +606,13 @@ def test_a_failed_reinstall_or_uninstall_rolls_back(home: Path, monkeypatch: pyt
     assert snapshot(home) == pristine
 
 
-def test_a_read_only_vendor_dir_rolls_back(home: Path) -> None:
+@pytest.mark.parametrize("folder", [".claude", ".codex"])  # the first vendor, the third
+def test_a_read_only_vendor_dir_rolls_back(home: Path, folder: str) -> None:
     before = snapshot(home)
-    with unwritable(home / ".codex"):
+    with unwritable(home / folder):
         result = install(home)
     assert result.code == 1
-    assert result.err.startswith(f"hookshape: error: {home}/.codex/")
+    assert result.err.startswith(f"hookshape: error: {home}/{folder}/")
     assert result.err.endswith("; rolled back: every file is as it was before this install")
     assert snapshot(home) == before
     assert install(home).code == 0

@@ -258,6 +258,9 @@ def transact(work: Callable[[fsops.Journal, Echo], None], what: str, echo: Echo)
         work(journal, lines.append)
     except (OSError, HookshapeError) as exc:
         raise journal.undo(exc, what) from None
+    except BaseException:  # an interrupt (or a bug) leaves the files as they were, too
+        journal.rollback()
+        raise
     for line in lines:
         echo(line)
 

@@ -24,45 +24,25 @@ Kind = Literal["object", "array", "scalar"]
 _WS = " \t\r\n"
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _SCALAR_END = re.compile(r"[\s,\]}]")
+# A string (kept as it is), a line comment, or a block comment (unclosed: to the end).
+_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.DOTALL)
+_NOT_BREAK = re.compile(r"[^\r\n]")
 # A line that ends, after a value, with one comment: `] // note` or `] /* note */`.
 _TRAILING = re.compile(r"[ \t]*(?://[^\r\n]*|/\*(?:(?!\*/)[^\r\n])*\*/[ \t]*)\r?")
 
 
 def strip_comments(text: str) -> str:
     """JSON with comments as plain JSON, as strip-json-comments does: every `// ...` and
-    `/* ... */` outside a string becomes spaces (newlines kept), so offsets, lines and columns
-    stay those of the real text."""
+    `/* ... */` outside a string becomes spaces (line breaks kept), so offsets, lines and
+    columns stay those of the real text."""
     if "//" not in text and "/*" not in text:
         return text
-    out = []
-    i, n = 0, len(text)
-    in_string = False
-    while i < n:
-        char = text[i]
-        if in_string:
-            out.append(char)
-            if char == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 1
-            elif char == '"':
-                in_string = False
-            i += 1
-            continue
-        pair = text[i:i + 2]
-        if pair == "//":
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-        elif pair == "/*":
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-        else:
-            in_string = char == '"'
-            out.append(char)
-            i += 1
-            continue
-        out.append("".join(c if c in "\r\n" else " " for c in text[i:end]))
-        i = end
-    return "".join(out)
+    return _COMMENT.sub(_blank, text)
+
+
+def _blank(match: re.Match[str]) -> str:
+    found = match.group()
+    return found if found.startswith('"') else _NOT_BREAK.sub(" ", found)
 
 
 def has_comment(text: str) -> bool:
