@@ -682,6 +682,20 @@ def test_a_renamed_gate_leaves_no_stale_script(home: Path, tmp_path: Path) -> No
     assert snapshot(home) == before
 
 
+def test_a_renamed_tentacle_dir_goes_with_its_scripts(home: Path, tmp_path: Path) -> None:
+    before = snapshot(home)
+    assert install(home).code == 0
+    moved = spec_variant(tmp_path / "moved", {'tentacle_dir = "squid"': 'tentacle_dir = "ink"'})
+    result = with_spec(moved, "install", home)
+    assert result.code == 0, result.err
+    assert "4 no longer in the spec removed" in result.out
+    harness = home / HARNESS
+    assert not (harness / "bin/squid").exists()
+    assert (harness / "bin/ink/pd-hook-stop").is_file()
+    assert with_spec(moved, "uninstall", home).code == 0
+    assert snapshot(home) == before
+
+
 def test_an_edited_stale_script_is_kept_unless_forced(home: Path, tmp_path: Path) -> None:
     assert install(home).code == 0
     stale = home / HARNESS / "bin/pd-hook-stop"

@@ -154,6 +154,7 @@ def _stage(plan: Plan, ledger: Ledger, backups: fsops.Backups) -> int:
             written += 1
         ledger.files[step.rel] = StagedFile(sha256=sha256(step.data), replaced=replaced)
     staged.apply(plan.stale, ledger, backups)
+    staged.prune_dirs(plan.stale, ledger, journal)
     return written
 
 

@@ -53,3 +53,12 @@ def apply(steps: list[Unstage], ledger: Ledger, backups: fsops.Backups) -> None:
         else:
             backups.journal.unlink(step.target)
         ledger.files.pop(step.rel, None)
+
+
+def prune_dirs(steps: list[Unstage], ledger: Ledger, journal: fsops.Journal) -> None:
+    """Directories installs made that the scripts taken away leave empty (a renamed
+    tentacle_dir) go too."""
+    ours = {Path(d) for d in ledger.created_dirs}
+    folders = {s.target.parent for s in steps} & ours
+    journal.remove_dirs(sorted(folders))
+    ledger.created_dirs = [d for d in ledger.created_dirs if Path(d).exists()]
