@@ -18,6 +18,7 @@ from hookshape.install import ledger as ledgers
 from hookshape.install.installer import Echo, check_writable, report_conflicts, save_ledger, transact
 from hookshape.install.ledger import ConfigRecord, Ledger
 from hookshape.install.managed import commands, owner, sha256
+from hookshape.install.model import Known
 from hookshape.install.paths import real
 from hookshape.install.request import Request, decode, diff
 from hookshape.profiles import Profile
@@ -79,7 +80,7 @@ def _revert(request: Request, ledger: Ledger, profile: Profile, path: Path,
     heir = heirs.find(path, found, own, request.homes.harness)
     known = record.known()
     if heir is not None:  # its hooks still need the switches on
-        known = known.__class__(hashes=known.hashes, created=known.created)
+        known = Known(hashes=known.hashes, created=known.created)
     outcome = formats.unmerge(request.loaded.spec, profile, text, path, own, known, request.force)
     after: bytes | None = outcome.text.encode()
     if record.created_file and heir is None and formats.is_empty(profile, outcome.text):
