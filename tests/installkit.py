@@ -11,6 +11,8 @@ import stat
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +39,7 @@ SEEDS = {
     "agy": ("agy-hooks.json", ".gemini/config/hooks.json"),
 }
 # Variables that would redirect a run out of its scratch home.
-SCRUB = ("PD_HOME", "HOOKSHAPE_HOME", "PD_HOOKS", "PD_HALT_FILE", "GEMINI_API_KEY")
+SCRUB = ("PD_HOME", "HOOKSHAPE_HOME", "PD_HOOKS", "PD_HALT_FILE", "GEMINI_API_KEY", "HOOKSHAPE_SPEC")
 
 
 def loaded() -> Loaded:
@@ -120,6 +122,49 @@ def install(home: Path, *more: str, env: dict[str, str | None] | None = None) ->
 
 def uninstall(home: Path, *more: str, env: dict[str, str | None] | None = None) -> Result:
     return hs("uninstall", "--spec", str(SPEC), "--home", str(home), *more, env=env)
+
+
+def with_spec(spec: Path, verb: str, home: Path, *more: str,
+              env: dict[str, str | None] | None = None) -> Result:
+    """install/uninstall with another spec than the default one."""
+    return hs(verb, "--spec", str(spec), "--home", str(home), *more, env=env)
+
+
+def spec_variant(folder: Path, replace: dict[str, str]) -> Path:
+    """A copy of the default spec with text replaced (e.g. a second harness, a renamed gate)."""
+    text = SPEC.read_text(encoding="utf-8")
+    for old, new in replace.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "hookshape.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# A second harness: other name, home and variables (its entries sit beside the default's).
+KRAKEN = {'name = "giant-squid"': 'name = "kraken"', "~/.port-daddy": "~/.kraken",
+          "PD_": "KR_"}
+
+
+@contextmanager
+def unwritable(folder: Path) -> Iterator[None]:
+    """No file can be created in or renamed into `folder`, for root too (chattr +i; skips
+    where the file system refuses it); a plain chmod 0555 for anyone else."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            yield
+        finally:
+            folder.chmod(0o755)
+        return
+    if shutil.which("chattr") is None or \
+            subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not available here")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
 
 
 def doctor(home: Path, *more: str, env: dict[str, str | None] | None = None) -> Result:

@@ -9,16 +9,21 @@ import json
 import os
 import re
 import shlex
+import shutil
+import stat
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import testinfra
 from tests.installkit import (
     HARNESS,
+    KRAKEN,
     PROVIDER,
     SEEDS,
     SPEC,
+    Snapshot,
     fixture_text,
     hs,
     install,
@@ -29,13 +34,18 @@ from tests.installkit import (
     proc,
     seed,
     snapshot,
+    spec_variant,
     uninstall,
+    unwritable,
+    with_spec,
     without_ours,
 )
 
 from hookshape.errors import HookshapeError
+from hookshape.install import fsops
 from hookshape.install import jsonedit as je
 from hookshape.install import lock as locks
+from hookshape.install.managed import commands
 from hookshape.plan import script_artifacts
 
 pytest_plugins = ["tests.installkit"]  # fixtures: home
@@ -458,3 +468,344 @@ def test_jsonedit_reuses_the_files_indentation() -> None:
 def test_jsonedit_locates_parse_errors() -> None:
     with pytest.raises(HookshapeError, match=r"x\.json:2:10: invalid JSON"):
         je.parse('{\n  "a": 1 "b": 2}', Path("x.json"))
+
+
+# --- all or nothing: owners, read-only files, failures halfway ---------------------------
+
+OTHER_UID = 1234
+
+
+def owner_of(path: Path) -> tuple[int, int, int]:
+    info = path.stat()
+    return info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another uid needs root")
+def test_root_keeps_the_owner_and_group_of_a_users_config(home: Path) -> None:
+    configs = [home / rel for _, rel in SEEDS.values()]
+    for path in configs:
+        os.chown(path, OTHER_UID, OTHER_UID + 1)
+        path.chmod(0o640)
+    before = snapshot(home)
+    assert install(home).code == 0
+    assert [owner_of(p) for p in configs] == [(OTHER_UID, OTHER_UID + 1, 0o640)] * len(configs)
+    claude = home / ".claude/settings.json"
+    claude.write_text(claude.read_text().replace('"theme": "dark"', '"theme": "light"'))
+    os.chown(claude, OTHER_UID, OTHER_UID + 1)  # a user edit: uninstall goes surgical there
+    assert uninstall(home).code == 0
+    assert [owner_of(p) for p in configs] == [(OTHER_UID, OTHER_UID + 1, 0o640)] * len(configs)
+    claude.write_text(fixture_text("claude"))
+    assert snapshot(home) == before
+
+
+def test_a_read_only_config_is_refused_unless_forced(home: Path) -> None:
+    gemini = home / ".gemini/settings.json"
+    gemini.chmod(0o444)
+    before = snapshot(home)
+    result = install(home)
+    assert result.code == 1
+    assert result.err == (f"hookshape: error: {gemini}: read-only (mode 0444): not replaced; "
+                          "make it writable, or pass --force to replace it keeping its mode")
+    assert snapshot(home) == before
+    assert install(home, "--force").code == 0
+    assert len(ours(gemini)) == 3 and owner_of(gemini)[2] == 0o444
+    refused = uninstall(home)
+    assert refused.code == 1 and "read-only (mode 0444)" in refused.err
+    assert uninstall(home, "--force").code == 0
+    assert snapshot(home) == before
+
+
+def _fail_at(monkeypatch: pytest.MonkeyPatch, nth: int, hits: list[Path]) -> None:
+    """Make the nth file write or removal of a run fail (as a full disk would)."""
+    real_replace, real_unlink = fsops.os.replace, fsops.os.unlink
+
+    def count(path: Path) -> None:
+        hits.append(path)
+        if len(hits) == nth:
+            raise OSError(28, "No space left on device", str(path))
+
+    def replace(src: str, dst: str) -> None:
+        count(Path(dst))
+        real_replace(src, dst)
+
+    def unlink(path: str) -> None:
+        count(Path(path))
+        real_unlink(path)
+
+    monkeypatch.setattr(fsops, "_rename", replace)
+    monkeypatch.setattr(fsops, "_unlink", unlink)
+
+
+def _writes(home: Path, run: Callable[[], object], monkeypatch: pytest.MonkeyPatch) -> int:
+    """How many writes and removals a run makes (on a copy of the state, undone after)."""
+    hits: list[Path] = []
+    _fail_at(monkeypatch, 10**6, hits)
+    state = snapshot(home)
+    run()
+    monkeypatch.undo()
+    restore(home, state)
+    return len(hits)
+
+
+def restore(home: Path, state: Snapshot) -> None:
+    shutil.rmtree(home)
+    home.mkdir()
+    for rel, (kind, mode, data) in sorted(state.items()):
+        path = home / rel
+        if kind == "dir":
+            path.mkdir()
+        elif kind == "file":
+            assert data is not None
+            path.write_bytes(data)
+        else:
+            assert data is not None
+            path.symlink_to(data.decode())
+        path.chmod(mode) if kind != "link" else None
+    for rel, (kind, mode, _) in state.items():
+        if kind == "dir":
+            (home / rel).chmod(mode)
+
+
+@pytest.mark.parametrize("where", ["first", "second", "middle", "last"])
+def test_a_failed_install_rolls_back_every_byte(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 where: str) -> None:
+    total = _writes(home, lambda: install(home), monkeypatch)
+    nth = {"first": 1, "second": 2, "middle": total // 2 + 1, "last": total}[where]
+    before = snapshot(home)
+    hits: list[Path] = []
+    _fail_at(monkeypatch, nth, hits)
+    result = install(home)
+    monkeypatch.undo()
+    assert result.code == 1
+    assert result.err == (f"hookshape: error: {hits[nth - 1]}: No space left on device; "
+                          "rolled back: every file is as it was before this install")
+    assert result.out == ""
+    assert snapshot(home) == before
+    assert install(home).code == 0  # the next install starts clean, and still reverses exactly
+    assert uninstall(home).code == 0
+    assert snapshot(home) == before
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_a_failed_reinstall_or_uninstall_rolls_back(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    where: str) -> None:
+    pristine = snapshot(home)
+    assert install(home).code == 0
+    claude = home / ".claude/settings.json"
+    claude.write_text(claude.read_text().replace('"timeout": 5', '"timeout": 6'))
+    for verb in (install, uninstall):
+        total = _writes(home, lambda: verb(home, "--force"), monkeypatch)  # noqa: B023
+        nth = {"first": 1, "middle": total // 2 + 1, "last": total}[where]
+        before = snapshot(home)
+        _fail_at(monkeypatch, nth, [])
+        result = verb(home, "--force")
+        monkeypatch.undo()
+        assert result.code == 1 and "; rolled back: every file is as it was" in result.err
+        assert snapshot(home) == before, verb
+    assert uninstall(home, "--force").code == 0
+    assert snapshot(home) == pristine
+
+
+@pytest.mark.parametrize("folder", [".claude", ".codex"])  # the first vendor, the third
+def test_a_read_only_vendor_dir_rolls_back(home: Path, folder: str) -> None:
+    before = snapshot(home)
+    with unwritable(home / folder):
+        result = install(home)
+    assert result.code == 1
+    assert result.err.startswith(f"hookshape: error: {home}/{folder}/")
+    assert result.err.endswith("; rolled back: every file is as it was before this install")
+    assert snapshot(home) == before
+    assert install(home).code == 0
+    assert uninstall(home).code == 0
+    assert snapshot(home) == before
+
+
+def test_cli_rolls_back_and_says_so_in_one_line(home: Path) -> None:
+    before = snapshot(home)
+    with unwritable(home / ".gemini"):
+        run = proc("install", "--spec", str(SPEC), "--home", str(home))
+        out, err = run.communicate(timeout=120)
+    assert run.returncode == 1
+    lines = err.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"hookshape: error: {home}/.gemini/")
+    assert lines[0].endswith("; rolled back: every file is as it was before this install")
+    assert out == b""
+    assert snapshot(home) == before
+
+
+# --- two harnesses in one config, renamed gates ------------------------------------------
+
+
+@pytest.mark.parametrize("seeded", [True, False], ids=["seeded", "fresh"])
+@pytest.mark.parametrize("order", ["crossed", "nested"])
+def test_two_harnesses_uninstall_to_the_original_bytes(tmp_path: Path, order: str,
+                                                       seeded: bool) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    if seeded:
+        seed(home)
+        (home / ".claude/settings.json").write_text('{\n  "theme": "dark"\n}\n')
+    kraken = spec_variant(tmp_path / "kraken", KRAKEN)
+    before = snapshot(home)
+    assert install(home).code == 0
+    assert with_spec(kraken, "install", home).code == 0
+    first, second = (SPEC, kraken) if order == "crossed" else (kraken, SPEC)
+    assert with_spec(first, "uninstall", home).code == 0
+    for _, rel in SEEDS.values():
+        assert len(parse_commands(home / rel)) == 3, rel  # the other harness still wired
+    if seeded:
+        gemini = parse(home / ".gemini/settings.json")
+        assert gemini["hooksConfig"]["enabled"] is True  # its hooks still need the switch
+        assert "hooks = true" in (home / ".codex/config.toml").read_text()
+    assert with_spec(second, "uninstall", home).code == 0
+    assert snapshot(home) == before
+
+
+def parse_commands(path: Path) -> list[str]:
+    return [c for c in commands(parse(path)) if "_HOOK_PROVIDER=" in c]
+
+
+def test_a_renamed_gate_leaves_no_stale_script(home: Path, tmp_path: Path) -> None:
+    before = snapshot(home)
+    assert install(home).code == 0
+    renamed = spec_variant(tmp_path / "renamed", {'"pd-hook-stop"': '"pd-hook-close"'})
+    assert with_spec(renamed, "install", home).code == 0
+    harness = home / HARNESS
+    assert not (harness / "bin/pd-hook-stop").exists()
+    assert not (harness / "bin/squid/pd-hook-stop").exists()
+    assert (harness / "bin/pd-hook-close").is_file()
+    ledger = json.loads((harness / "hookshape-ledger.json").read_text())
+    assert "bin/pd-hook-stop" not in ledger["files"]
+    assert all("pd-hook-stop" not in c for _, rel in SEEDS.items() for c in ours(home / rel[1]))
+    assert with_spec(renamed, "uninstall", home).code == 0
+    assert snapshot(home) == before
+
+
+def test_a_renamed_tentacle_dir_goes_with_its_scripts(home: Path, tmp_path: Path) -> None:
+    before = snapshot(home)
+    assert install(home).code == 0
+    moved = spec_variant(tmp_path / "moved", {'tentacle_dir = "squid"': 'tentacle_dir = "ink"'})
+    result = with_spec(moved, "install", home)
+    assert result.code == 0, result.err
+    assert "4 no longer in the spec removed" in result.out
+    harness = home / HARNESS
+    assert not (harness / "bin/squid").exists()
+    assert (harness / "bin/ink/pd-hook-stop").is_file()
+    assert with_spec(moved, "uninstall", home).code == 0
+    assert snapshot(home) == before
+
+
+def test_an_edited_stale_script_is_kept_unless_forced(home: Path, tmp_path: Path) -> None:
+    assert install(home).code == 0
+    stale = home / HARNESS / "bin/pd-hook-stop"
+    stale.write_text(stale.read_text() + "# mine\n")
+    renamed = spec_variant(tmp_path / "renamed", {'"pd-hook-stop"': '"pd-hook-close"'})
+    before = snapshot(home)
+    result = with_spec(renamed, "install", home)
+    assert result.code == 1 and f"{stale}: a staged script was edited" in result.out
+    assert snapshot(home) == before
+    assert with_spec(renamed, "install", home, "--force").code == 0
+    assert not stale.exists()
+
+
+# --- JSON with comments (Gemini CLI reads settings.json through strip-json-comments) ------
+
+
+def commented_gemini() -> str:
+    """The Gemini fixture with comments where people put them, one inside a string too."""
+    text = "// Gemini settings, kept by hand\n" + fixture_text("gemini")
+    for old, new in (
+            ('"vimMode": true,', '"vimMode": true, // I like vim'),
+            ('"preferredEditor": "nvim"', '"preferredEditor": "nvim // not a comment"'),
+            ('        "enabled": false,', '        /* off while debugging */ "enabled": false,'),
+            ('    "hooks": {\n', '    "hooks": {\n        // formatters first\n'),
+            ('        ]\n    },\n    "mcpServers"', '        ] /* prettier only */\n    },\n'
+             '    "mcpServers"')):
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+def test_gemini_comments_survive_install_and_uninstall(home: Path) -> None:
+    gemini = home / ".gemini/settings.json"
+    text = commented_gemini()
+    gemini.write_text(text)
+    before = snapshot(home)
+    result = install(home, "--vendor", "gemini")
+    assert result.code == 0, result.err
+    installed = gemini.read_text()
+    flipped_text = text.replace('"enabled": false', '"enabled": true')
+    # the comma our first appended event needs goes between the value and its comment
+    flipped_text = flipped_text.replace("] /* prettier only */", "], /* prettier only */")
+    assert lines_kept(flipped_text, installed)
+    for comment in ("// Gemini settings, kept by hand\n", "// I like vim\n",
+                    "/* off while debugging */", "// formatters first\n",
+                    "/* prettier only */\n", '"nvim // not a comment"'):
+        assert installed.count(comment) == 1, comment
+    assert len([c for c in commands(je.loads(installed, gemini, True))
+                if c.startswith(PROVIDER)]) == 3
+    assert install(home, "--vendor", "gemini").code == 0
+    assert gemini.read_text() == installed  # idempotent
+    edited = installed.replace('"vimMode": true', '"vimMode": false')
+    gemini.write_text(edited)  # a user edit: uninstall goes surgical
+    assert uninstall(home).code == 0
+    assert gemini.read_text() == text.replace('"vimMode": true', '"vimMode": false')
+    gemini.write_text(text)
+    assert snapshot(home) == before
+
+
+def test_a_settings_file_of_comments_only(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    gemini = home / ".gemini/settings.json"
+    gemini.parent.mkdir(parents=True)
+    gemini.write_text("{\n  // nothing yet\n}\n")
+    assert install(home, "--vendor", "gemini").code == 0
+    assert gemini.read_text().startswith("{\n  // nothing yet\n  \"hooks\": {\n")
+    gemini.write_text(gemini.read_text() + "\n")
+    assert uninstall(home).code == 0
+    assert gemini.read_text() == "{\n  // nothing yet\n}\n\n"
+
+
+def test_comments_stay_refused_where_the_vendor_forbids_them(home: Path) -> None:
+    claude = home / ".claude/settings.json"
+    claude.write_text("// mine\n" + fixture_text("claude"))
+    before = snapshot(home)
+    result = install(home)
+    assert result.code == 1 and f"{claude}:1:1: invalid JSON" in result.err
+    assert snapshot(home) == before
+
+
+COMMENTED_STYLES = {
+    "line-after-last": '{\n  "list": [\n    1 // one\n  ],\n  "a": 1\n}\n',
+    "block-after-last": '{\n  "list": [\n    1 /* one */\n  ]\n}\n',
+    "before-first": '{\n  "list": [\n    // numbers\n    1,\n    2\n  ]\n}\n',
+    "in-empty": '{\n  "list": [ // none yet\n  ]\n}\n',
+    "between": '{\n  "list": [\n    1, // one\n    2\n  ]\n}\n',
+    "crlf": '{\r\n  "list": [\r\n    1 // one\r\n  ]\r\n}\r\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMMENTED_STYLES))
+def test_jsonedit_with_comments_append_then_remove_is_exact(name: str) -> None:
+    text = COMMENTED_STYLES[name]
+    style = je.detect_style(text)
+    root = je.parse(text, Path("x.json"), comments=True)
+    value = {"hooks": [{"command": "x // y"}]}
+    grown = je.append_item(text, root.get("list"), value, style)  # type: ignore[arg-type]
+    assert je.loads(grown, Path("x.json"), True)["list"][-1] == value
+    assert je.strip_comments(grown).count("/") == 0 or "x // y" in grown
+    items = je.scan(grown).get("list")
+    assert items is not None
+    assert je.remove_item(grown, items, len(items.items) - 1) == text
+    added = je.append_member(text, je.scan(text), "new", [1], style)
+    assert je.loads(added, Path("x.json"), True)["new"] == [1]
+    assert je.remove_member(added, je.scan(added), "new") == text
+
+
+def test_jsonedit_removing_a_first_item_keeps_the_comment_of_the_next() -> None:
+    text = '{\n  "list": [\n    {"ours": 1},\n    // the user\'s\n    {"theirs": 2}\n  ]\n}\n'
+    items = je.scan(text).get("list")
+    assert items is not None
+    assert je.remove_item(text, items, 0) == \
+        '{\n  "list": [\n    // the user\'s\n    {"theirs": 2}\n  ]\n}\n'

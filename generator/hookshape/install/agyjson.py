@@ -60,9 +60,10 @@ def _drop(text: str, names: list[str]) -> str:
     return text
 
 
-def merge(text: str, path: Path, own: Owner, want: Want, known: Known, force: bool) -> Outcome:
+def merge(text: str, path: Path, own: Owner, want: Want, known: Known, force: bool,
+          comments: bool = False) -> Outcome:
     text = normalise(text)
-    root = je.parse(text, path)
+    root = je.parse(text, path, comments)
     style = style_of(text, root)
     found = found_members(text, root, own)
     clash = _conflicts(text, root, found, want, known, path)
@@ -77,17 +78,18 @@ def merge(text: str, path: Path, own: Owner, want: Want, known: Known, force: bo
         text, appended = _put(text, name, value, style)
         if appended:
             created.append((name,))
-    je.loads(text, path)
+    je.loads(text, path, comments)
     return Outcome(text=text, units=[Unit(k, unit_hash(v)) for k, v in want.units], created=created)
 
 
-def unmerge(text: str, path: Path, own: Owner, known: Known, force: bool) -> Outcome:
+def unmerge(text: str, path: Path, own: Owner, known: Known, force: bool,
+            comments: bool = False) -> Outcome:
     text = normalise(text)
-    root = je.parse(text, path)
+    root = je.parse(text, path, comments)
     found = found_members(text, root, own)
     clash = _conflicts(text, root, found, Want(units=[], switches=[]), known, path)
     if clash and not force:
         return Outcome(text=text, conflicts=clash)
     text = _drop(text, [name for name, _ in found])
-    je.loads(text, path)
+    je.loads(text, path, comments)
     return Outcome(text=text)

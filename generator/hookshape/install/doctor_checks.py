@@ -104,23 +104,14 @@ def check_parse(ctx: Ctx, s: Seen) -> list[Finding]:
 
 
 def check_comments(ctx: Ctx, s: Seen) -> list[Finding]:
-    """A JSON config with comments the vendor allows: fine for the vendor, but hookshape's
-    surgical JSON edits need plain JSON, so install and uninstall refuse the file."""
-    out = []
+    """A JSON config with comments the vendor allows: fine for the vendor, and install and
+    uninstall edit it keeping every comment outside hookshape's own entries."""
     display = s.profile.vendor.display
-    for v in s.read:
-        if not v.comments or v.error:
-            continue
-        wired = bool(s.ours(ctx, [v]))
-        severity: Severity = "info" if wired else "warn"
-        out.append(Finding(severity, "comments",
-                           f"{v.path} holds comments: {display} reads it fine, but "
-                           "`hookshape install` and `hookshape uninstall` will not edit it (they "
-                           "stop with an \"invalid JSON\" error rather than lose the comments)",
-                           "remove the comments (or move the file aside), run the command, then "
-                           "put them back; or copy the entries from "
-                           f"`{ctx.hs('install --dry-run')}` in by hand"))
-    return out
+    return [Finding("info", "comments",
+                    f"{v.path} holds comments: {display} strips them before parsing, and "
+                    "`hookshape install` and `uninstall` keep them byte for byte",
+                    "nothing to do")
+            for v in s.read if v.comments and not v.error]
 
 
 def check_shape(ctx: Ctx, s: Seen) -> list[Finding]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hookshape.configs import agy_tree, codex_block, codex_markers, group
 from hookshape.entries import HookEntry, entries
-from hookshape.install import agyjson, hooksjson, tomledit
+from hookshape.install import agyjson, hooksjson, jsonedit, tomledit
 from hookshape.install.managed import Owner
 from hookshape.install.model import Known, Outcome, Want
 from hookshape.profiles import ConfigFormat, Profile
@@ -56,9 +56,10 @@ def merge(profile: Profile, text: str, path: Path, own: Owner, wanted: Want, kno
     fmt = profile.config.format
     if fmt == "codex-toml":
         return tomledit.merge(text, path, wanted, known, force)
+    comments = profile.config.json_comments
     if fmt == "agy-json":
-        return agyjson.merge(text, path, own, wanted, known, force)
-    return hooksjson.merge(text, path, own, wanted, known, force)
+        return agyjson.merge(text, path, own, wanted, known, force, comments)
+    return hooksjson.merge(text, path, own, wanted, known, force, comments)
 
 
 def unmerge(spec: Spec, profile: Profile, text: str, path: Path, own: Owner, known: Known,
@@ -66,13 +67,22 @@ def unmerge(spec: Spec, profile: Profile, text: str, path: Path, own: Owner, kno
     fmt = profile.config.format
     if fmt == "codex-toml":
         return tomledit.unmerge(text, path, marker_block(spec), known, force)
+    comments = profile.config.json_comments
     if fmt == "agy-json":
-        return agyjson.unmerge(text, path, own, known, force)
-    return hooksjson.unmerge(text, path, own, known, force)
+        return agyjson.unmerge(text, path, own, known, force, comments)
+    return hooksjson.unmerge(text, path, own, known, force, comments)
+
+
+def data(profile: Profile, text: str, path: Path) -> object:
+    """A config's parsed data (a malformed file is a located user error)."""
+    if profile.config.format == "codex-toml":
+        return tomledit.loads(text, path)
+    return jsonedit.loads(text, path, profile.config.json_comments) if text.strip() else {}
 
 
 def is_empty(profile: Profile, text: str) -> bool:
-    """Nothing but an empty document left (a file the install created may then go)."""
-    if profile.config.format == "codex-toml":
+    """Nothing but an empty document left (a file the install created may then go; not when
+    someone wrote a comment in it)."""
+    if profile.config.format == "codex-toml" or not text.strip():
         return not text.strip()
-    return not text.strip() or json.loads(text) == {}
+    return not jsonedit.has_comment(text) and json.loads(text) == {}

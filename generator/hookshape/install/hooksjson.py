@@ -31,14 +31,19 @@ class Found:
 
 
 def normalise(text: str) -> str:
-    """An empty (or all-blank) settings file is an empty object."""
-    return text if text.strip() else "{}\n"
+    """An empty (or all-blank) settings file is an empty object; one that holds only comments
+    gets the object after them."""
+    if not text.strip():
+        return "{}\n"
+    if je.strip_comments(text).strip():
+        return text
+    return text + ("" if text.endswith("\n") else "\n") + "{}\n"
 
 
 def style_of(text: str, root: je.Node) -> je.Style:
     """The file's style; a file that is only `{}` gets the rendered configs' 2-space style."""
     style = je.detect_style(text)
-    if root.members or style.unit is not None:
+    if root.members or style.unit:
         return style
     return je.Style(unit="  ", colon=": ", comma=", ", newline=style.newline)
 
@@ -160,9 +165,10 @@ def set_switches(text: str, paths: list[str], value: bool,
     return text, flipped
 
 
-def merge(text: str, path: Path, own: Owner, want: Want, known: Known, force: bool) -> Outcome:
+def merge(text: str, path: Path, own: Owner, want: Want, known: Known, force: bool,
+          comments: bool = False) -> Outcome:
     text = normalise(text)
-    root = je.parse(text, path)
+    root = je.parse(text, path, comments)
     hooks_node(text, root, path)
     style = style_of(text, root)
     found = found_units(text, root, own)
@@ -181,15 +187,16 @@ def merge(text: str, path: Path, own: Owner, want: Want, known: Known, force: bo
             created += made
     text = prune(text, tuple(p for p in known.created if p not in created))
     text, switched = set_switches(text, want.switches, True, style)
-    je.loads(text, path)
+    je.loads(text, path, comments)
     units = [Unit(key, unit_hash(value)) for key, value in want.units]
     return Outcome(text=text, units=units, switches=switched, created=created)
 
 
-def unmerge(text: str, path: Path, own: Owner, known: Known, force: bool) -> Outcome:
+def unmerge(text: str, path: Path, own: Owner, known: Known, force: bool,
+            comments: bool = False) -> Outcome:
     """Our units out, created members pruned, switches we turned on turned back off."""
     text = normalise(text)
-    root = je.parse(text, path)
+    root = je.parse(text, path, comments)
     found = found_units(text, root, own)
     clash = conflicts(found, Want(units=[], switches=[]), known, path)
     if clash and not force:
@@ -198,5 +205,5 @@ def unmerge(text: str, path: Path, own: Owner, known: Known, force: bool) -> Out
         text = drop_event(text, own, event)
     text = prune(text, known.created)
     text, _ = set_switches(text, list(known.switches), False, style_of(text, je.scan(text)))
-    je.loads(text, path)
+    je.loads(text, path, comments)
     return Outcome(text=text)

@@ -1,8 +1,10 @@
 """`hookshape install`: stage the scripts, merge the entries, write the ledger.
 
 Two phases: a plan computed from reads only (every target parsed and merged in memory, so a
-malformed file or an edited entry stops the run before anything is written), then, under the
-lock, the same plan recomputed (another install may have finished meanwhile) and applied."""
+malformed file, a read-only config or an edited entry stops the run before anything is
+written), then, under the lock, the same plan recomputed (another install may have finished
+meanwhile) and applied through a journal: a failure halfway (a full disk, a directory we may
+not write) puts every file back as it was, so a run does all of its work or none of it."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookshape.errors import HookshapeError
-from hookshape.install import fsops, lock, stage
+from hookshape.install import fsops, lock, stage, staged
 from hookshape.install import ledger as ledgers
 from hookshape.install.formats import merge, want
 from hookshape.install.ledger import ConfigRecord, Ledger, StagedFile, UnitRecord
@@ -20,7 +22,6 @@ from hookshape.install.model import Known, Outcome
 from hookshape.install.paths import real
 from hookshape.install.request import Request, decode, diff
 from hookshape.profiles import Profile
-from hookshape.writer import write_atomic
 
 Echo = Callable[[str], None]
 CONFIG_MODE = 0o600
@@ -60,6 +61,7 @@ class ScriptStep:
 class Plan:
     configs: list[ConfigStep] = field(default_factory=list)
     scripts: list[ScriptStep] = field(default_factory=list)
+    stale: list[staged.Unstage] = field(default_factory=list)  # staged before, no longer wanted
     conflicts: list[str] = field(default_factory=list)
 
 
@@ -71,7 +73,17 @@ def _config_step(request: Request, profile: Profile, own: Owner,
     known = ledger.known(path) if ledger else Known()
     wanted = want(request.loaded.spec, profile, request.homes.harness)
     outcome = merge(profile, decode(before, path), path, own, wanted, known, request.force)
-    return ConfigStep(profile, path, target, before, outcome)
+    step = ConfigStep(profile, path, target, before, outcome)
+    check_writable(target, step.changed, request.force)
+    return step
+
+
+def check_writable(target: Path, changed: bool, force: bool) -> None:
+    """A read-only config (e.g. 0444) is the user saying "do not touch": the temp-file rename
+    would replace it anyway, so refuse unless forced (the mode is kept either way)."""
+    mode = fsops.read_only(target) if changed and not force else None
+    if mode is not None:
+        raise fsops.read_only_error(target, mode)
 
 
 def _script_step(request: Request, rel: str, data: bytes,
@@ -95,6 +107,10 @@ def compute(request: Request, scripts: dict[str, bytes], ledger: Ledger | None) 
         step, clash = _script_step(request, rel, data, ledger)
         plan.scripts.append(step)
         plan.conflicts += [clash] if clash else []
+    if ledger is not None:
+        plan.stale, clashes = staged.plan(request.homes.harness, ledger, scripts, request.force,
+                                          "removes")
+        plan.conflicts += clashes
     for profile in request.profiles:
         step_ = _config_step(request, profile, own, ledger)
         plan.configs.append(step_)
@@ -106,6 +122,7 @@ def show_dry_run(plan: Plan, echo: Echo) -> None:
     for step in plan.scripts:
         state = "unchanged" if not step.changed else ("new" if step.before is None else "update")
         echo(f"would stage {step.target} (0755, {state})")
+    staged.show(plan.stale, echo)
     for cfg in plan.configs:
         if cfg.changed:
             echo(diff(cfg.path, cfg.before, cfg.after).rstrip("\n"))
@@ -128,13 +145,16 @@ def _backup_script(step: ScriptStep, record: StagedFile | None,
 
 def _stage(plan: Plan, ledger: Ledger, backups: fsops.Backups) -> int:
     written = 0
+    journal = backups.journal
     for step in plan.scripts:
         replaced = _backup_script(step, ledger.files.get(step.rel), backups)
         if step.changed:
-            ledger.created_dirs += [str(p) for p in fsops.make_dirs(step.target.parent)]
-            write_atomic(step.target, step.data, stage.SCRIPT_MODE)
+            ledger.created_dirs += [str(p) for p in journal.make_dirs(step.target.parent)]
+            journal.write(step.target, step.data, stage.SCRIPT_MODE, keep_mode=False)
             written += 1
         ledger.files[step.rel] = StagedFile(sha256=sha256(step.data), replaced=replaced)
+    staged.apply(plan.stale, ledger, backups)
+    staged.prune_dirs(plan.stale, ledger, journal)
     return written
 
 
@@ -168,8 +188,8 @@ def _configure(request: Request, plan: Plan, ledger: Ledger, backups: fsops.Back
         if step.changed:
             if step.before is not None:
                 saved = backups.save(step.target, step.before)
-            dirs = [str(p) for p in fsops.make_dirs(step.target.parent)]
-            fsops.write(step.target, step.after, CONFIG_MODE)
+            dirs = [str(p) for p in backups.journal.make_dirs(step.target.parent)]
+            backups.journal.write(step.target, step.after, CONFIG_MODE)
         old = ledger.configs.get(str(step.path))
         ledger.configs[str(step.path)] = _record(request, step, old, saved, dirs)
         echo(_summary(step))
@@ -195,14 +215,16 @@ def save_ledger(ledger: Ledger, harness: Path, backups: fsops.Backups) -> None:
         ledger.created_dirs += [str(p) for p in backups.created
                                 if p.parent == harness and str(p) not in ledger.created_dirs]
         data = ledgers.dump(ledger)
-    write_atomic(path, data, 0o600)
+    backups.journal.write(path, data, 0o600, keep_mode=False)
 
 
-def apply(request: Request, plan: Plan, ledger: Ledger, echo: Echo) -> None:
+def apply(request: Request, plan: Plan, ledger: Ledger, journal: fsops.Journal,
+          echo: Echo) -> None:
     harness = request.homes.harness
-    backups = fsops.Backups(harness)
+    backups = fsops.Backups(harness, journal)
     written = _stage(plan, ledger, backups)
-    echo(f"staged {len(plan.scripts)} scripts under {harness / 'bin'} ({written} written)")
+    gone = f", {len(plan.stale)} no longer in the spec removed" if plan.stale else ""
+    echo(f"staged {len(plan.scripts)} scripts under {harness / 'bin'} ({written} written{gone})")
     _configure(request, plan, ledger, backups, echo)
     save_ledger(ledger, harness, backups)
     echo(f"ledger: {ledgers.ledger_path(harness)}")
@@ -224,8 +246,24 @@ def _locked_run(request: Request, scripts: dict[str, bytes], made: list[Path], e
             return report_conflicts(plan.conflicts, echo)
         ledger = ledger or ledgers.fresh(request.loaded.spec.harness.name, harness)
         ledger.created_dirs += [str(p) for p in made if str(p) not in ledger.created_dirs]
-        apply(request, plan, ledger, echo)
+        transact(lambda journal, say: apply(request, plan, ledger, journal, say), "install", echo)
     return 0
+
+
+def transact(work: Callable[[fsops.Journal, Echo], None], what: str, echo: Echo) -> None:
+    """Run the writes of one install or uninstall as a whole: on any failure every file is put
+    back and the error says so; the report lines are printed only once all of it is done."""
+    journal = fsops.Journal()
+    lines: list[str] = []
+    try:
+        work(journal, lines.append)
+    except (OSError, HookshapeError) as exc:
+        raise journal.undo(exc, what) from None
+    except BaseException:  # an interrupt (or a bug) leaves the files as they were, too
+        journal.rollback()
+        raise
+    for line in lines:
+        echo(line)
 
 
 def run(request: Request, source: Path | None, echo: Echo) -> int:

@@ -3,7 +3,12 @@ insert or remove one array element or object member, reusing the file's own inde
 
 Load-and-redump would reorder nothing but still rewrite every byte (indentation, escapes,
 number spellings, a missing final newline); editing the text keeps the user's file byte for
-byte outside the one span we touch, and an insert followed by the matching remove is exact."""
+byte outside the one span we touch, and an insert followed by the matching remove is exact.
+
+JSON with comments (a profile's `json_comments`, e.g. Gemini CLI, which parses settings with
+strip-json-comments): the scanner reads a copy with every comment blanked to spaces (same
+length, same offsets), the edits cut and paste the real text, and a comment is never inside
+a span we cut unless it was inside one of our own entries."""
 
 from __future__ import annotations
 
@@ -19,6 +24,29 @@ Kind = Literal["object", "array", "scalar"]
 _WS = " \t\r\n"
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _SCALAR_END = re.compile(r"[\s,\]}]")
+# A string (kept as it is), a line comment, or a block comment (unclosed: to the end).
+_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.DOTALL)
+_NOT_BREAK = re.compile(r"[^\r\n]")
+# A line that ends, after a value, with one comment: `] // note` or `] /* note */`.
+_TRAILING = re.compile(r"[ \t]*(?://[^\r\n]*|/\*(?:(?!\*/)[^\r\n])*\*/[ \t]*)\r?")
+
+
+def strip_comments(text: str) -> str:
+    """JSON with comments as plain JSON, as strip-json-comments does: every `// ...` and
+    `/* ... */` outside a string becomes spaces (line breaks kept), so offsets, lines and
+    columns stay those of the real text."""
+    if "//" not in text and "/*" not in text:
+        return text
+    return _COMMENT.sub(_blank, text)
+
+
+def _blank(match: re.Match[str]) -> str:
+    found = match.group()
+    return found if found.startswith('"') else _NOT_BREAK.sub(" ", found)
+
+
+def has_comment(text: str) -> bool:
+    return strip_comments(text) != text
 
 
 @dataclass
@@ -114,21 +142,22 @@ class _Scanner:
 
 
 def scan(text: str) -> Node:
-    """Spans of an already valid JSON text."""
-    return _Scanner(text).value()
+    """Spans of an already valid JSON text (comments, where it may hold them, skipped)."""
+    return _Scanner(strip_comments(text)).value()
 
 
-def loads(text: str, path: Path) -> Any:
-    """json.loads with a located one-line error: `file:line:col: invalid JSON: message`."""
+def loads(text: str, path: Path, comments: bool = False) -> Any:
+    """json.loads with a located one-line error: `file:line:col: invalid JSON: message`.
+    With `comments`, `//` and `/* */` comments are allowed (and a line, column still true)."""
     try:
-        return json.loads(text)
+        return json.loads(strip_comments(text) if comments else text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
 
 
-def parse(text: str, path: Path) -> Node:
+def parse(text: str, path: Path, comments: bool = False) -> Node:
     """Validate, then scan; the top level must be an object (every vendor file is one)."""
-    loads(text, path)
+    loads(text, path, comments)
     root = scan(text)
     if root.kind != "object" or text[root.start] != "{":
         raise ConfigError(f"{path}:1:1: the top level is not a JSON object")
@@ -136,7 +165,7 @@ def parse(text: str, path: Path) -> Node:
 
 
 def data(text: str, node: Node) -> Any:
-    return json.loads(text[node.start:node.end])
+    return json.loads(strip_comments(text[node.start:node.end]))
 
 
 def find(root: Node, dotted: str) -> Node | None:
@@ -161,6 +190,7 @@ class Style:
 
 
 def detect_style(text: str) -> Style:
+    text = strip_comments(text)
     newline = "\r\n" if "\r\n" in text else "\n"
     colon = re.search(r'"\s*:([ \t]*)', text)
     comma = re.search(r",([ \t]*)[^\s]", text)
@@ -190,11 +220,26 @@ def render(value: Any, style: Style, base: str, one_line: bool = False) -> str:
 
 
 def _gap_before_last(text: str, node: Node, starts: list[int], ends: list[int]) -> str:
-    """The whitespace between the separator before the last child and that child."""
+    """The whitespace between the separator before the last child and that child (a new line
+    at the child's indent where a comment sits there: a comment is never copied)."""
     if len(starts) == 1:
-        return text[node.start + 1:starts[0]]
-    between = text[ends[-2]:starts[-1]]
-    return between[between.index(",") + 1:]
+        gap = text[node.start + 1:starts[0]]
+    else:
+        between = text[ends[-2]:starts[-1]]
+        gap = between[strip_comments(between).index(",") + 1:]
+    if not has_comment(gap):
+        return gap
+    return "\n" + line_indent(text, starts[-1]) if "\n" in gap else " "
+
+
+def _after_trailing_comment(text: str, end: int) -> int:
+    """Where the line of a value ends, when only a comment follows the value there (else the
+    value's end): a child appended to a multi-line container goes after that comment."""
+    eol = text.find("\n", end)
+    if eol < 0:
+        return end
+    match = _TRAILING.fullmatch(text, end, eol)
+    return (eol - 1 if text[eol - 1] == "\r" else eol) if match else end
 
 
 def _append(text: str, node: Node, piece: Any, style: Style, key: str | None) -> str:
@@ -207,16 +252,21 @@ def _append(text: str, node: Node, piece: Any, style: Style, key: str | None) ->
     gap = _gap_before_last(text, node, starts, ends)
     one_line = "\n" not in gap
     child = render(piece, style, line_indent(text, starts[-1]), one_line)
-    return text[:ends[-1]] + "," + gap + prefix + child + text[ends[-1]:]
+    at = ends[-1] if one_line else _after_trailing_comment(text, ends[-1])
+    return text[:ends[-1]] + "," + text[ends[-1]:at] + gap + prefix + child + text[at:]
 
 
 def _fill_empty(text: str, node: Node, piece: Any, style: Style, prefix: str) -> str:
+    """The only child of an empty container; a comment inside it stays, before the child."""
+    inside = text[node.start + 1:node.end - 1]
+    keep = inside.rstrip() if has_comment(inside) else ""
     if style.unit is None:
-        return text[:node.start + 1] + prefix + render(piece, style, "") + text[node.end - 1:]
+        child = render(piece, style, "")
+        return text[:node.start + 1] + keep + prefix + child + text[node.end - 1:]
     outer = line_indent(text, node.start)
     inner = outer + style.unit
     child = render(piece, style, inner)
-    body = style.newline + inner + prefix + child + style.newline + outer
+    body = keep + style.newline + inner + prefix + child + style.newline + outer
     return text[:node.start + 1] + body + text[node.end - 1:]
 
 
@@ -229,12 +279,48 @@ def append_member(text: str, obj: Node, key: str, value: Any, style: Style) -> s
 
 
 def _remove(text: str, node: Node, spans: list[tuple[int, int]], index: int) -> str:
-    """Cut one child and one separator: the comma before it (or after it, for the first)."""
+    """Cut one child and one separator: the comma before it (or after it, for the first).
+    Where a comment sits in what that would cut, only the child (with the blank run before it
+    on its line) and the comma go, and every comment stays."""
+    start, end = spans[index]
     if len(spans) == 1:
-        return text[:node.start + 1] + text[node.end - 1:]
+        cut = (node.start + 1, node.end - 1)
+    elif index > 0:
+        cut = (spans[index - 1][1], end)
+    else:
+        cut = (start, spans[1][0])
+    if not has_comment(text[cut[0]:cut[1]]):
+        return text[:cut[0]] + text[cut[1]:]
+    return _remove_keeping_comments(text, node, spans, index)
+
+
+def _line_start(text: str, start: int, floor: int) -> int:
+    """The start of the blank run before `start` (with one line break), not before floor."""
+    pos = start
+    while pos > floor and text[pos - 1] in " \t":
+        pos -= 1
+    if pos > floor and text[pos - 1] == "\n":
+        pos -= 1
+        if pos > floor and text[pos - 1] == "\r":
+            pos -= 1
+    return pos
+
+
+def _remove_keeping_comments(text: str, node: Node, spans: list[tuple[int, int]],
+                             index: int) -> str:
+    start, end = spans[index]
+    if len(spans) == 1:
+        head = text[node.start + 1:start].rstrip()
+        tail = text[end:node.end - 1]
+        return text[:node.start + 1] + head + tail + text[node.end - 1:]
+    plain = strip_comments(text)
     if index > 0:
-        return text[:spans[index - 1][1]] + text[spans[index][1]:]
-    return text[:spans[0][0]] + text[spans[1][0]:]
+        comma = plain.index(",", spans[index - 1][1])
+        begin = _line_start(text, start, comma + 1)
+        return text[:comma] + text[comma + 1:begin] + text[end:]
+    comma = plain.index(",", end)
+    begin = _line_start(text, start, node.start + 1)
+    return text[:begin] + text[end:comma] + text[comma + 1:]
 
 
 def remove_item(text: str, array: Node, index: int) -> str:

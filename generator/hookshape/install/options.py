@@ -38,7 +38,8 @@ def scope_option(func: F) -> F:
 def change_options(func: F) -> F:
     """--dry-run and --force."""
     func = click.option("--force", is_flag=True,
-                        help="Replace hookshape entries someone edited since the last "
-                        "install.")(func)
+                        help="Replace hookshape entries and staged scripts someone edited "
+                        "since the last install, and write read-only (e.g. 0444) configs, "
+                        "keeping their mode.")(func)
     return click.option("--dry-run", is_flag=True,
                         help="Print the diffs and the files to stage; write nothing.")(func)

@@ -44,7 +44,7 @@ def load(profile: Profile, path: Path) -> Survey:
     try:
         text = path.read_text(encoding="utf-8")
         if profile.config.json_comments:
-            plain = strip_comments(text)
+            plain = jsonedit.strip_comments(text)
             survey.comments = plain != text
             text = plain
         survey.data = _parse(profile, text, path)
@@ -65,40 +65,6 @@ def _parse(profile: Profile, text: str, path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}:1:1: the top level is not a JSON object")
     return data
-
-
-def strip_comments(text: str) -> str:
-    """JSON with comments as plain JSON: every `// ...` and `/* ... */` outside a string becomes
-    spaces (newlines kept), so an error in what remains is still reported at its line."""
-    out = []
-    i, n = 0, len(text)
-    in_string = False
-    while i < n:
-        char = text[i]
-        if in_string:
-            out.append(char)
-            if char == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 1
-            elif char == '"':
-                in_string = False
-            i += 1
-            continue
-        pair = text[i:i + 2]
-        if pair == "//":
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-        elif pair == "/*":
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-        else:
-            in_string = char == '"'
-            out.append(char)
-            i += 1
-            continue
-        out.append("".join(c if c in "\r\n" else " " for c in text[i:end]))
-        i = end
-    return "".join(out)
 
 
 def _switch_leaves(profile: Profile) -> set[str]:

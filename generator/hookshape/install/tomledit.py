@@ -64,9 +64,10 @@ def append_block(text: str, block: str) -> str:
 
 
 def cut_block(text: str, span: tuple[int, int]) -> str:
-    """Remove the block and the one blank line append_block put before it."""
+    """Remove the block and the one blank line append_block put before it: at the end of the
+    file, or where another blank line follows (the one another harness's block came with)."""
     head, tail = text[:span[0]], text[span[1]:]
-    if not tail and head.endswith("\n\n"):
+    if head.endswith("\n\n") and (not tail or tail.startswith(("\n", "\r\n"))):
         head = head[:-1]
     return head + tail
 

@@ -3,23 +3,25 @@
 A config file unchanged since the install gets its pre-install bytes back (kept as a backup);
 one the user edited since loses only our entries, surgically, and the switches we turned on
 are turned back off. A file the install created goes once nothing else is in it. Scripts go
-when no config still points at them; files they replaced come back."""
+when no config still points at them; files they replaced come back. Like install, it refuses a
+read-only config unless forced, and it is all or nothing (installer.transact)."""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookshape.errors import HookshapeError
-from hookshape.install import formats, fsops, lock
+from hookshape.install import formats, fsops, heirs, lock, staged
 from hookshape.install import ledger as ledgers
-from hookshape.install.installer import Echo, report_conflicts, save_ledger
+from hookshape.install.installer import Echo, check_writable, report_conflicts, save_ledger, transact
 from hookshape.install.ledger import ConfigRecord, Ledger
-from hookshape.install.managed import owner, sha256
+from hookshape.install.managed import commands, owner, sha256
+from hookshape.install.model import Known
 from hookshape.install.paths import real
 from hookshape.install.request import Request, decode, diff
 from hookshape.profiles import Profile
-from hookshape.writer import write_atomic
 
 
 @dataclass
@@ -30,6 +32,7 @@ class Revert:
     before: bytes | None
     after: bytes | None  # None: the file goes (or stays gone)
     how: str
+    heir: heirs.Heir | None = None  # another harness whose entries stay in the file
 
     @property
     def changed(self) -> bool:
@@ -37,17 +40,9 @@ class Revert:
 
 
 @dataclass
-class Unstage:
-    rel: str
-    target: Path
-    before: bytes | None
-    restore: bytes | None  # the file our script replaced, if any
-
-
-@dataclass
 class Plan:
     reverts: list[Revert] = field(default_factory=list)
-    unstage: list[Unstage] = field(default_factory=list)
+    unstage: list[staged.Unstage] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
 
 
@@ -80,13 +75,18 @@ def _revert(request: Request, ledger: Ledger, profile: Profile, path: Path,
             "restored the pre-install bytes"
         return Revert(profile, path, target, before, original, how), []
     own = owner(request.loaded.spec, ledger.commands())
-    outcome = formats.unmerge(request.loaded.spec, profile, decode(before, path), path, own,
-                              record.known(), request.force)
+    text = decode(before, path)
+    found = commands(formats.data(profile, text, path))
+    heir = heirs.find(path, found, own, request.homes.harness)
+    known = record.known()
+    if heir is not None:  # its hooks still need the switches on
+        known = Known(hashes=known.hashes, created=known.created)
+    outcome = formats.unmerge(request.loaded.spec, profile, text, path, own, known, request.force)
     after: bytes | None = outcome.text.encode()
-    if record.created_file and formats.is_empty(profile, outcome.text):
+    if record.created_file and heir is None and formats.is_empty(profile, outcome.text):
         after = None
-    revert = Revert(profile, path, target, before, after, "removed hookshape entries")
-    return revert, outcome.conflicts
+    how = "removed hookshape entries" + (f" ({heir.name}'s stay)" if heir else "")
+    return Revert(profile, path, target, before, after, how, heir), outcome.conflicts
 
 
 def _selected(request: Request, ledger: Ledger) -> list[tuple[Profile, Path, ConfigRecord]]:
@@ -99,37 +99,23 @@ def _selected(request: Request, ledger: Ledger) -> list[tuple[Profile, Path, Con
     return found
 
 
-def _unstage(request: Request, ledger: Ledger) -> tuple[list[Unstage], list[str]]:
-    harness = request.homes.harness
-    out, clash = [], []
-    for rel, record in sorted(ledger.files.items()):
-        target = harness / rel
-        before = fsops.read(target)
-        if before is not None and sha256(before) != record.sha256 and not request.force:
-            clash.append(f"{target}: a staged script was edited since the install "
-                         "(kept; --force removes it)")
-        restore = fsops.read(harness / record.replaced) if record.replaced else None
-        out.append(Unstage(rel, target, before, restore))
-    return out, clash
-
-
 def compute(request: Request, ledger: Ledger) -> Plan:
     plan = Plan()
     chosen = _selected(request, ledger)
     for profile, path, record in chosen:
         revert, clash = _revert(request, ledger, profile, path, record)
+        check_writable(revert.target, revert.changed, request.force)
         plan.reverts.append(revert)
         plan.conflicts += clash
     if len(chosen) == len(ledger.configs):
-        plan.unstage, clash = _unstage(request, ledger)
+        plan.unstage, clash = staged.plan(request.homes.harness, ledger, (), request.force,
+                                          "removes")
         plan.conflicts += clash
     return plan
 
 
 def show_dry_run(plan: Plan, echo: Echo) -> None:
-    for step in plan.unstage:
-        echo(f"would remove {step.target}" + (" (and put back the file it replaced)"
-                                              if step.restore is not None else ""))
+    staged.show(plan.unstage, echo)
     for revert in plan.reverts:
         if revert.changed:
             echo(diff(revert.path, revert.before, revert.after).rstrip("\n"))
@@ -144,26 +130,22 @@ def _apply_reverts(plan: Plan, ledger: Ledger, backups: fsops.Backups, echo: Ech
         if revert.before is not None and revert.changed:
             backups.save(revert.target, revert.before)
         if revert.after is None:
-            revert.target.unlink(missing_ok=True)
+            backups.journal.unlink(revert.target)
         elif revert.changed:
-            fsops.write(revert.target, revert.after, 0o600)
-        made += [Path(d) for d in record.created_dirs]
+            backups.journal.write(revert.target, revert.after, 0o600)
+        if revert.heir is not None:
+            heirs.hand_over(revert.heir, revert.path, record, backups.journal)
+        else:
+            made += [Path(d) for d in record.created_dirs]
         echo(f"{revert.profile.id}: {revert.path}: {revert.how if revert.changed else 'unchanged'}")
-    fsops.remove_dirs(made)
+    backups.journal.remove_dirs(made)
     # A directory another config still fills goes with the harness's own, once empty.
     left = [str(d) for d in made if d.exists()]
     ledger.created_dirs += [d for d in left if d not in ledger.created_dirs]
 
 
 def _apply_unstage(plan: Plan, ledger: Ledger, backups: fsops.Backups, echo: Echo) -> None:
-    for step in plan.unstage:
-        if step.before is not None:
-            backups.save(step.target, step.before)
-        if step.restore is not None:
-            write_atomic(step.target, step.restore, 0o755)
-        else:
-            step.target.unlink(missing_ok=True)
-        ledger.files.pop(step.rel, None)
+    staged.apply(plan.unstage, ledger, backups)
     if plan.unstage:
         echo(f"removed {len(plan.unstage)} scripts from {plan.unstage[0].target.parent}")
 
@@ -173,12 +155,12 @@ def _finish(ledger: Ledger, harness: Path, backups: fsops.Backups) -> None:
     if not ledger.empty():
         save_ledger(ledger, harness, backups)
         return
-    ledgers.ledger_path(harness).unlink(missing_ok=True)
+    backups.journal.unlink(ledgers.ledger_path(harness))
     created = [Path(d) for d in ledger.created_dirs] + backups.created
     backup_root = harness / fsops.BACKUPS
     if backup_root in created:
         fsops.remove_tree(backup_root)
-    fsops.remove_dirs([d for d in created if d != harness])
+    backups.journal.remove_dirs([d for d in created if d != harness])
 
 
 def run(request: Request, echo: Echo) -> int:
@@ -217,8 +199,16 @@ def _locked_run(request: Request, echo: Echo) -> tuple[int, Ledger | None]:
         echo(f"nothing recorded for {', '.join(p.id for p in request.profiles)} "
              f"at {request.scope} scope")
         return 0, None
-    backups = fsops.Backups(harness)
+    with ExitStack() as stack:
+        for home in sorted({r.heir.home for r in plan.reverts if r.heir is not None}):
+            stack.enter_context(lock.held(home))
+        transact(lambda journal, say: _apply(plan, ledger, harness, journal, say), "uninstall",
+                 echo)
+    return 0, ledger
+
+
+def _apply(plan: Plan, ledger: Ledger, harness: Path, journal: fsops.Journal, echo: Echo) -> None:
+    backups = fsops.Backups(harness, journal)
     _apply_reverts(plan, ledger, backups, echo)
     _apply_unstage(plan, ledger, backups, echo)
     _finish(ledger, harness, backups)
-    return 0, ledger
