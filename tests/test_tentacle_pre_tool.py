@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.tentaclekit import (
@@ -448,7 +450,8 @@ def test_codex_patch_header_with_blanks_is_seen(pd: Pd, pad: str, trail: str) ->
 def test_codex_patch_body_lines_are_not_headers(pd: Pd) -> None:
     """A body line that adds or removes header text does not name a target."""
     pd.lock(pd.proj / "src" / "b.py", "bob")
-    body = "*** Begin Patch\n*** Update File: src/a.py\n@@\n-*** Update File: src/b.py\n+ *** Add File: src/b.py\n*** End Patch\n"
+    body = ("*** Begin Patch\n*** Update File: src/a.py\n@@\n-*** Update File: src/b.py\n"
+            "+ *** Add File: src/b.py\n*** End Patch\n")
     assert_silent(gate(pd, "codex", p_tool("codex", "apply_patch", {"command": body}, pd.proj)))
 
 
@@ -459,7 +462,7 @@ FIELDS = {"claude": ("Write", "file_path", "content"), "gemini": ("write_file", 
           "codex": ("Write", "file_path", "content"), "agy": ("write_to_file", "TargetFile", "CodeContent")}
 
 
-def late_path(vendor: str, path: str, cwd: Path, content: str) -> dict:
+def late_path(vendor: str, path: str, cwd: Path, content: str) -> dict[str, Any]:
     """An edit whose path field comes after a big content field."""
     tool, field, body = FIELDS[vendor]
     return p_tool(vendor, tool, {body: content, field: path}, cwd)
@@ -526,7 +529,8 @@ def test_path_before_the_cut_keeps_its_lock_reason(pd: Pd, vendor: str) -> None:
 def test_cut_codex_patch_is_unchecked(pd: Pd) -> None:
     """A patch body cut by the bound may name more files after the cut."""
     pd.lock(pd.proj / "late.py", "bob")
-    body = "*** Begin Patch\n*** Update File: early.py\n" + "+x\n" * (100 * 1024) + "*** Update File: late.py\n+y\n*** End Patch\n"
+    body = ("*** Begin Patch\n*** Update File: early.py\n" + "+x\n" * (100 * 1024)
+            + "*** Update File: late.py\n+y\n*** End Patch\n")
     r = gate(pd, "codex", p_tool("codex", "apply_patch", {"command": body}, pd.proj))
     assert r.json == tool_block("codex", UNCHECKED)
 
@@ -573,5 +577,6 @@ def test_reason_is_capped(pd: Pd, vendor: str) -> None:
 def test_too_many_targets_is_unchecked(pd: Pd) -> None:
     pd.lock(pd.proj / "zz.py", "bob")
     names = [f"f{i}.py" for i in range(MAX["targets_max"] + 1)]
-    r = gate(pd, "codex", p_tool("codex", "apply_patch", {"command": patch_body(*[("Add", n) for n in names])}, pd.proj))
+    body = patch_body(*[("Add", n) for n in names])
+    r = gate(pd, "codex", p_tool("codex", "apply_patch", {"command": body}, pd.proj))
     assert r.json == tool_block("codex", UNCHECKED)
