@@ -311,8 +311,8 @@ def sh(request: pytest.FixtureRequest) -> Shell:
 
 @pytest.fixture
 def pd(squid: Path, sh: Shell) -> Iterator[Pd]:
-    """A harness under a short private dir: lock suffixes are cut to 80 characters, so the
-    long pytest tmp paths would make every file of a directory share one lock."""
+    """A harness under a short private dir: plain, readable lock keys for its files (the long
+    pytest tmp paths hold "_" and "-", which take hashed keys)."""
     root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))
     try:
         yield Pd(root, squid, sh)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.shells import MATRIX, Shell
 from tests.tentaclekit import (
     FIXTURES,
     MSG,
@@ -580,3 +583,34 @@ def test_too_many_targets_is_unchecked(pd: Pd) -> None:
     body = patch_body(*[("Add", n) for n in names])
     r = gate(pd, "codex", p_tool("codex", "apply_patch", {"command": body}, pd.proj))
     assert r.json == tool_block("codex", UNCHECKED)
+
+
+@pytest.mark.parametrize("shell", MATRIX, ids=[s.name for s in MATRIX])
+def test_adversarial_sizes_every_shell(squid: Path, shell: Shell) -> None:
+    """The result protocol and the caps under every shell of the matrix: a capped holder, the
+    oversize rule, a capped reason, and a warn answer behind a block answer."""
+    if not shell.available:
+        pytest.fail(f"{shell.name} is not installed (the conformance matrix is required)")
+    pd = Pd(Path(tempfile.mkdtemp(prefix="pd", dir="/tmp")), squid, shell)
+    try:
+        target = pd.proj / "src" / "a.py"
+        holder = "h\\$" * 7000
+        pd.lock(target, holder)
+        r = gate(pd, "claude", p_edit("claude", str(target), pd.proj))
+        assert r.json == tool_block("claude", block_msg(target, holder[: MAX["holder_max"]]))
+        r = gate(pd, "claude", p_edit("claude", "src/a" + "." * 60000 + "py", pd.proj))
+        assert r.json == tool_block("claude", UNCHECKED)
+        r = gate(pd, "gemini", late_path("gemini", str(target), pd.proj, "z" * (300 * 1024)))
+        assert r.json == tool_block("gemini", UNCHECKED)
+        names = [f"{'d' * 200}/f{i}.py" for i in range(40)]
+        for n in names:
+            pd.lock(pd.proj / n, "bob")
+        payload = p_tool("codex", "apply_patch", {"command": patch_body(*[("Update", n) for n in names])}, pd.proj)
+        obj = gate(pd, "codex", payload).json
+        assert obj is not None
+        reason = obj["hookSpecificOutput"]["permissionDecisionReason"]
+        assert reason.startswith(block_msg(pd.proj / names[0], "bob")) and len(reason) <= MAX["reason_max"]
+        r = gate(pd, "codex", payload, PD_SUGGESTIBILITY="warn")
+        assert r.out == b"" and r.stderr.startswith(warn_msg(pd.proj / names[0], "bob"))
+    finally:
+        shutil.rmtree(pd.root, ignore_errors=True)
