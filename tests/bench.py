@@ -17,10 +17,15 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: the one copy of the lock key rule is in tests/
+from tests.shells import MATRIX  # noqa: E402
+from tests.tentaclekit import suffix  # noqa: E402
+
 DIST = ROOT / "dist"
 OUT = ROOT / "build" / "bench"
 SQUID = DIST / "bin" / "squid"
@@ -162,13 +167,6 @@ def payload(vendor: str, kind: str, target: str, cwd: Path, content: str = "x") 
             "tool_input": {"file_path": target, "content": content}}
 
 
-def suffix(path: str) -> str:
-    out = "".join(c if c.isalnum() and c.isascii() else "_" for c in path)
-    while "__" in out:
-        out = out.replace("__", "_")
-    return out.strip("_").upper()[:80]
-
-
 def matrix_3000(project: Path) -> str:
     lines = [f'PD_LOCK_OTHER_{i}="someone"' for i in range(2899)]
     lines.append('PD_ALERT_1="deploy freeze"')
@@ -306,6 +304,49 @@ def gate_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row]:
     return rows
 
 
+def adversarial_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row]:
+    """Payloads and matrices an agent controls, at the sizes that once took seconds (issue 12):
+    each must stay under the gate's slow line (gate.slow_ms) on every shell of the matrix, or
+    three of them open the breaker and switch the lock gate off."""
+    slow = float(tomllib.loads((ROOT / "hookshape.toml").read_text())["gate"]["slow_ms"])
+    home = tmp / "adv-home"
+    target = str(project / "src" / "a.py")
+    holder = "h\\\\$" * 7000  # 21 KB of escapes in the matrix
+    write(home / "matrix.env",
+          f'PD_LOCK_{suffix(target)}="alice"\nPD_LOCK_{suffix(str(project / "b.py"))}="{holder}"\n')
+    pl = tmp / "payloads"
+    base = {**env, "PD_HOME": str(home), "PD_ACTOR": "bob"}
+    tool = {"claude": "Write", "codex": "apply_patch"}
+
+    def ev(name: str, vendor: str, args: dict[str, object]) -> tuple[Path, dict[str, str]]:
+        doc = {"session_id": "bench-adv", "cwd": str(project), "hook_event_name": "PreToolUse",
+               "tool_name": tool[vendor], "tool_input": args}
+        return write(pl / f"adv-{name}.json", json.dumps(doc)), {"PD_HOOK_PROVIDER": vendor}
+
+    patch = "*** Begin Patch\n" + "".join(f"*** Add File: f{i}.py\n+x\n" for i in range(8000)) + "*** End Patch\n"
+    deep = write(pl / "adv-deep.json", '{"session_id":"bench-adv","cwd":"' + str(project) + '","hook_event_name":'
+                 '"PreToolUse","tool_name":"Write","tool_input":{"x":' + "[" * 20000 + "]" * 20000
+                 + ',"file_path":"' + target + '"}}')
+    todo = {
+        "dotted 60,000-dot path": ev("dots", "claude", {"file_path": "src/a" + "." * 60000 + "py", "content": "x"}),
+        "20 KB holder name": ev("holder", "claude", {"file_path": str(project / "b.py"), "content": "x"}),
+        "path after the stdin cap": ev("late", "claude", {"content": "z" * (300 * 1024), "file_path": target}),
+        "8,000-file patch": ev("many", "codex", {"command": patch}),
+        "path behind 20,000 levels": (deep, {"PD_HOOK_PROVIDER": "claude"}),
+    }
+    rows: list[Row] = []
+    bare = measure(Case("bare", [which("dash"), "-c", ":"], runs=100), base, project)[0]
+    for sh in MATRIX:
+        if not shutil.which(sh.argv[0]):
+            continue
+        for label, (stdin, venv) in todo.items():
+            case = Case(f"adversarial {label} ({sh.name})", [which(sh.argv[0]), *sh.argv[1:],
+                        str(SQUID / "pd-hook-pre-tool")], stdin, venv, runs=10)
+            median, p95 = measure(case, base, project)
+            rows.append(Row(case.name, "adversarial", median, p95, median / bare, slow, None, None, median <= slow))
+    return rows
+
+
 def table(rows: list[Row], baselines: dict[str, float]) -> str:
     lines = ["baselines (median ms): " + ", ".join(f"{k} {v:.2f}" for k, v in baselines.items()), "",
              f"{'case':52} {'median':>8} {'p95':>8} {'ratio':>7} {'target':>7} {'forks':>5} {'execs':>5}  result"]
@@ -339,6 +380,7 @@ def main() -> int:
             rows.append(Row(case.name, case.group, median, p95, ratio, case.target, forks, execs,
                             None if case.target is None else ratio <= case.target))
         rows += gate_cases(tmp, env, project)
+        rows += adversarial_cases(tmp, env, project)
     report = table(rows, baselines)
     print(report)
     missed = [r.name for r in rows if r.met is False]

@@ -311,8 +311,8 @@ def sh(request: pytest.FixtureRequest) -> Shell:
 
 @pytest.fixture
 def pd(squid: Path, sh: Shell) -> Iterator[Pd]:
-    """A harness under a short private dir: lock suffixes are cut to 80 characters, so the
-    long pytest tmp paths would make every file of a directory share one lock."""
+    """A harness under a short private dir: plain, readable lock keys for its files (the long
+    pytest tmp paths hold "_" and "-", which take hashed keys)."""
     root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))
     try:
         yield Pd(root, squid, sh)
@@ -324,10 +324,39 @@ def pd(squid: Path, sh: Shell) -> Iterator[Pd]:
 # matrix values, time
 
 
-def suffix(path: str) -> str:
-    """PD_LOCK_<SUFFIX>: runs of non-alphanumerics -> _, trimmed, upper-cased, cut to 80."""
-    s = re.sub(rb"[^A-Za-z0-9]+", b"_", path.encode("utf-8")).decode("ascii")
-    return s.strip("_").upper()[: SPEC["matrix"]["suffix_max"]]
+PLAIN_PATH = re.compile(rb"(/[a-z0-9]+)*/[a-z0-9]+\.[a-z0-9]+")
+B32 = "0123456789ABCDEFGHIJKLMNOPQRSTUV"
+
+
+def suffix(path: str, cut: int | None = None) -> str:
+    """The lock key suffix of a path (README, "Lock keys"), as pa_suffix computes it: a plain path
+    (lower-case [a-z0-9] segments, one dot, in the last segment) that fits keeps the readable key
+    (/repo/src/auth.ts -> REPO_SRC_AUTH_TS); any other path gets the tail of the upper-cased form
+    (non-alphanumeric runs -> _), "__" and two 31-bit polynomial hashes of its bytes."""
+    cut = SPEC["matrix"]["suffix_max"] if cut is None else cut
+    raw = path.encode("utf-8", "surrogateescape")
+    if PLAIN_PATH.fullmatch(raw) and len(raw) <= cut + 1:
+        return raw[1:].replace(b"/", b"_").replace(b".", b"_").decode("ascii").upper()
+    form = re.sub(rb"[^A-Za-z0-9]+", b"_", raw).decode("ascii")
+    keep = cut - 16
+    tail = form[len(form) - keep:] if len(form) > keep else form
+    return tail.strip("_").upper() + "__" + _hash(raw)
+
+
+def _hash(raw: bytes) -> str:
+    a = b = 0
+    for byte in raw:
+        a = (a * 257 + byte + 1) % 2147483647
+        b = (b * 263 + byte + 1) % 2147483629
+    return _b32(a) + _b32(b)
+
+
+def _b32(h: int) -> str:
+    out = ""
+    for _ in range(7):
+        out = B32[h % 32] + out
+        h //= 32
+    return out
 
 
 def mq(value: str) -> str:
@@ -535,6 +564,8 @@ def _abs(path: str, cwd: str) -> str | None:
 
 
 PATCH_HEADS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+# what Codex's patch parser trims around a header line (Rust str::trim: Unicode White_Space)
+CODEX_BLANKS = " \t\n\v\f\r\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 EDIT_TOOLS = {"claude": ("Edit", "Write", "MultiEdit", "NotebookEdit"), "gemini": ("write_file", "replace"),
               "codex": ("apply_patch", "Edit", "Write"),
               "agy": ("write_to_file", "replace_file_content", "multi_replace_file_content")}
@@ -571,8 +602,8 @@ def expected_targets(vendor: str, payload: dict[str, Any]) -> list[str]:
             cmd = " ".join(c for c in cmd if isinstance(c, str))
         if isinstance(cmd, str) and "*** Begin Patch" in cmd:
             for line in cmd.split("\n"):
-                line = line.removesuffix("\r")
+                line = line.strip(CODEX_BLANKS)
                 for head in PATCH_HEADS:
                     if line.startswith(head):
-                        add(_abs(line[len(head):].rstrip(" \t"), cwd))
+                        add(_abs(line[len(head):], cwd))
     return out

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.tentaclekit import suffix
 
 from hookshape import __version__
 from hookshape.loader import Loaded, load
@@ -189,11 +189,6 @@ def test_from_a_damaged_tree_is_refused(tmp_path: Path, damage: str) -> None:
 
 # -- smoke: install from the extracted artifact and run the installed gates -----------------
 
-def lock_suffix(path: str, cut: int) -> str:
-    """The matrix key suffix of a path, as the tentacles compute it (pa_suffix)."""
-    return re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_").upper()[:cut]
-
-
 def strings(node: Any) -> list[str]:
     if isinstance(node, str):
         return [node]
@@ -260,7 +255,7 @@ def arm(inst: Installed) -> None:
     lines = [f'{m.alert_prefix}{ALERT_ID}="{ALERT_TEXT}"']
     for _, paths in WRITES.values():
         for rel in paths:
-            lines.append(f'{m.lock_prefix}{lock_suffix(str(inst.project / rel), m.suffix_max)}'
+            lines.append(f'{m.lock_prefix}{suffix(str(inst.project / rel), m.suffix_max)}'
                          f'="{HOLDER}"')
     (inst.harness / m.file_default).write_text("\n".join(sorted(set(lines))) + "\n")
 

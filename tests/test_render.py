@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import tomlkit
+from tests.tentaclekit import suffix
 
 from hookshape import __version__
 from hookshape.profiles import builtin_dir
@@ -367,7 +368,7 @@ def locked_home(tmp_path: Path, target: str) -> tuple[Path, Path]:
     home.mkdir()
     project.mkdir()
     ready_home(home, project)
-    (home / "matrix.env").write_text(f'PD_LOCK_{lock_suffix(target)}="other-agent"\n')
+    (home / "matrix.env").write_text(f'PD_LOCK_{suffix(target)}="other-agent"\n')
     return home, project
 
 
@@ -381,10 +382,6 @@ def ready_home(home: Path, project: Path) -> None:
     roots = home / spec["armed_roots_file"]
     roots.parent.mkdir(parents=True, exist_ok=True)
     roots.write_text(f"{project.resolve()}\n")
-
-
-def lock_suffix(path: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_").upper()[:80]
 
 
 @pytest.mark.parametrize("tool_block", ["decision-deny", "exit2-stderr"])

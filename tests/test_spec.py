@@ -162,6 +162,14 @@ BAD_SPECS = [
         r"tentacles\[3\]\.registered", "bool"),
     Bad("wrong-type-list-for-table", set_key("vendors.claude", [1, 2]), r"vendors\.claude",
         "valid"),
+    # the bounds of the edit gate (README, "Bounds of the edit gate")
+    Bad("suffix-max-too-short-for-a-hash", set_key("matrix.suffix_max", 16), r"matrix\.suffix_max", "24"),
+    Bad("path-max-too-small", set_key("matrix.path_max", 10), r"matrix\.path_max", "256"),
+    Bad("targets-max-zero", set_key("matrix.targets_max", 0), r"matrix\.targets_max", "1"),
+    Bad("holder-max-too-large", set_key("matrix.holder_max", 1 << 20), r"matrix\.holder_max", "4096"),
+    Bad("reason-max-wrong-type", set_key("matrix.reason_max", "4k"), r"matrix\.reason_max", "integer"),
+    Bad("missing-unchecked-message", del_key("messages.unchecked"), r"messages\.unchecked",
+        "required key is missing"),
     # cross-field rules
     Bad("vendor-timeout-below-deadline-plus-margin", vendor_timeout_too_low,
         r"(vendors\.claude\.timeout_ms|gate\.deadline_ms)", "must be at least"),

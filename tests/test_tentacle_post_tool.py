@@ -309,3 +309,12 @@ def test_concurrent_multi_file_writers_keep_batches_whole(pd: Pd) -> None:
 def test_iso_helper() -> None:
     assert iso(0) == "1970-01-01T00:00:00Z"
     assert from_iso("2000-02-29T12:00:00Z") == 951825600
+
+
+@VEND
+@pytest.mark.parametrize("target", ["/repo/src/auth.ts", "/repo/src/Button.tsx", "/repo/a-b.py", "/repo/a_b.py"])
+def test_trail_key_is_the_lock_key(pd: Pd, vendor: str, target: str) -> None:
+    """The trail names a path by the same suffix as its lock (README, "Lock keys")."""
+    assert_silent(trace(pd, vendor, p_edit(vendor, target, pd.proj, post=True)))
+    (line,) = lines(pd)
+    check(line, target, TOOL[vendor])

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
 
 import pytest
+from tests.shells import MATRIX, Shell
 from tests.tentaclekit import (
     FIXTURES,
+    MSG,
+    SPEC,
     VENDORS,
     Pd,
     assert_silent,
@@ -136,16 +143,6 @@ def test_last_lock_line_wins(pd: Pd, vendor: str) -> None:
     pd.lock(target, "bob")
     pd.lock(target, "alice")
     assert_silent(gate(pd, vendor, p_edit(vendor, str(target), pd.proj)))
-
-
-@VEND
-def test_long_path_suffix_cut_at_80(pd: Pd, vendor: str) -> None:
-    target = pd.proj / ("d" * 60) / ("f" * 60 + ".ts")
-    key = suffix(str(target))
-    assert len(key) == 80
-    pd.add_matrix(f'PD_LOCK_{key}="bob"')
-    r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
-    assert r.json == tool_block(vendor, block_msg(target, "bob"))
 
 
 @VEND
@@ -352,8 +349,11 @@ def test_expected_targets_of_the_fixtures() -> None:
 
 
 def test_path_in_matrix_key_is_suffix_of_fixture_example() -> None:
+    """A plain path keeps today's key; any other path gets the hashed form."""
     assert suffix("/repo/src/auth.ts") == "REPO_SRC_AUTH_TS"
-    assert suffix("/a//b--c/ü.x_") == "A_B_C_X"
+    assert suffix("/home/dev/proj/src/retry.ts") == "HOME_DEV_PROJ_SRC_RETRY_TS"
+    key = suffix("/a//b--c/ü.x_")
+    assert key.startswith("A_B_C_X__") and len(key) == len("A_B_C_X__") + 14
 
 
 def test_deny_goes_to_stdout_not_exit_2(pd: Pd) -> None:
@@ -371,3 +371,246 @@ def test_verdict_env_leaves_json_channels_alone(pd: Pd, vendor: str) -> None:
     pd.lock(target, "bob")
     r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj), PD_GATE_VERDICT="86")
     assert r.json == tool_block(vendor, block_msg(target, "bob"))
+
+
+# -- lock keys: distinct paths never share one (README, "Lock keys") ----------------------------
+
+MAX = SPEC["matrix"]
+
+
+@VEND
+def test_plain_key_of_today_still_locks(pd: Pd, vendor: str) -> None:
+    """A matrix written with today's key of a plain path still blocks it."""
+    target = "/repo/src/auth.ts"
+    pd.add_matrix('PD_LOCK_REPO_SRC_AUTH_TS="bob"')
+    r = gate(pd, vendor, p_edit(vendor, target, pd.proj))
+    assert r.json == tool_block(vendor, block_msg(target, "bob"))
+
+
+@VEND
+def test_long_path_key_is_hashed_within_suffix_max(pd: Pd, vendor: str) -> None:
+    target = pd.proj / ("d" * 60) / ("f" * 60 + ".ts")
+    key = suffix(str(target))
+    assert len(key) <= MAX["suffix_max"] and "__" in key
+    pd.add_matrix(f'PD_LOCK_{key}="bob"')
+    r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
+    assert r.json == tool_block(vendor, block_msg(target, "bob"))
+
+
+@VEND
+def test_long_siblings_do_not_share_a_lock(pd: Pd, vendor: str) -> None:
+    """Keys cut at suffix_max made every file of a deep directory share one lock."""
+    base = pd.proj / "packages" / "web-app" / "src" / "features" / "dashboard" / "components"
+    locked, other = base / "Button.tsx", base / "Other.tsx"
+    pd.lock(locked, "bob")
+    assert suffix(str(locked)) != suffix(str(other))
+    assert_silent(gate(pd, vendor, p_edit(vendor, str(other), pd.proj)))
+    r = gate(pd, vendor, p_edit(vendor, str(locked), pd.proj))
+    assert r.json == tool_block(vendor, block_msg(locked, "bob"))
+
+
+@VEND
+@pytest.mark.parametrize(("locked", "edited"), [
+    ("src/a-b.py", "src/a_b.py"),
+    ("src/a.py", "src/A.py"),
+    ("src/a.py", "src.a.py"),
+    ("src/a/py", "src/a.py"),
+    ("src/a.py", "src/a..py"),
+    ("src/a.py", "src/a" + "." * 600 + "py"),
+    ("src/a.b.c", "src/a/b.c"),
+    ("src/.env", "src/env"),
+])
+def test_collapsing_paths_do_not_share_a_lock(pd: Pd, vendor: str, locked: str, edited: str) -> None:
+    pd.lock(pd.proj / locked, "bob")
+    assert suffix(str(pd.proj / locked)) != suffix(str(pd.proj / edited))
+    assert_silent(gate(pd, vendor, p_edit(vendor, edited, pd.proj)))
+    r = gate(pd, vendor, p_edit(vendor, locked, pd.proj))
+    assert r.json == tool_block(vendor, block_msg(pd.proj / locked, "bob"))
+
+
+@VEND
+@pytest.mark.parametrize("name", ["Button.tsx", "a b.py", "été.md", "a\tb", "x" * 300, "q\"$`.sh", "Makefile"])
+def test_awk_and_python_agree_on_hashed_keys(pd: Pd, vendor: str, name: str) -> None:
+    """The tentacle's key of a non-plain path is the one tests/tentaclekit.suffix() computes."""
+    target = pd.proj / "src" / name
+    pd.lock(target, "bob")
+    r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
+    assert r.json == tool_block(vendor, block_msg(target, "bob"))
+
+
+# -- Codex patch headers: the blanks Codex's parser trims -------------------------------------
+
+@pytest.mark.parametrize("pad", ["  ", "\t", " \t ", "\u00a0", "\u3000 "])
+@pytest.mark.parametrize("trail", ["", "  ", "\t", "\u00a0", "\r"])
+def test_codex_patch_header_with_blanks_is_seen(pd: Pd, pad: str, trail: str) -> None:
+    target = pd.proj / "src" / "a.py"
+    pd.lock(target, "bob")
+    body = f"*** Begin Patch\n{pad}*** Update File: src/a.py{trail}\n@@\n-x\n+y\n*** End Patch\n"
+    r = gate(pd, "codex", p_tool("codex", "apply_patch", {"command": body}, pd.proj))
+    assert r.json == tool_block("codex", block_msg(target, "bob"))
+
+
+def test_codex_patch_body_lines_are_not_headers(pd: Pd) -> None:
+    """A body line that adds or removes header text does not name a target."""
+    pd.lock(pd.proj / "src" / "b.py", "bob")
+    body = ("*** Begin Patch\n*** Update File: src/a.py\n@@\n-*** Update File: src/b.py\n"
+            "+ *** Add File: src/b.py\n*** End Patch\n")
+    assert_silent(gate(pd, "codex", p_tool("codex", "apply_patch", {"command": body}, pd.proj)))
+
+
+# -- the oversize rule: an edit whose target the gate cannot see ------------------------------
+
+UNCHECKED = MSG["unchecked"]
+FIELDS = {"claude": ("Write", "file_path", "content"), "gemini": ("write_file", "file_path", "content"),
+          "codex": ("Write", "file_path", "content"), "agy": ("write_to_file", "TargetFile", "CodeContent")}
+
+
+def late_path(vendor: str, path: str, cwd: Path, content: str) -> dict[str, Any]:
+    """An edit whose path field comes after a big content field."""
+    tool, field, body = FIELDS[vendor]
+    return p_tool(vendor, tool, {body: content, field: path}, cwd)
+
+
+@VEND
+def test_path_after_the_stdin_cap_is_blocked_as_unchecked(pd: Pd, vendor: str) -> None:
+    target = pd.proj / "src" / "a.py"
+    pd.lock(target, "bob")
+    r = gate(pd, vendor, late_path(vendor, str(target), pd.proj, "z" * (300 * 1024)))
+    assert r.json == tool_block(vendor, UNCHECKED)
+
+
+@VEND
+def test_unchecked_edit_follows_the_dial(pd: Pd, vendor: str) -> None:
+    pd.lock(pd.proj / "src" / "a.py", "bob")
+    payload = late_path(vendor, str(pd.proj / "src" / "a.py"), pd.proj, "z" * (300 * 1024))
+    assert_warn(vendor, gate(pd, vendor, payload, PD_SUGGESTIBILITY="warn"), UNCHECKED)
+    assert_silent(gate(pd, vendor, payload, PD_SUGGESTIBILITY="advisory"))
+
+
+@VEND
+def test_unchecked_edit_without_foreign_locks_is_allowed(pd: Pd, vendor: str) -> None:
+    """Nothing to protect: no lock, or only the actor's own."""
+    payload = late_path(vendor, str(pd.proj / "src" / "a.py"), pd.proj, "z" * (300 * 1024))
+    assert_silent(gate(pd, vendor, payload))
+    pd.lock(pd.proj / "src" / "b.py", "alice")
+    pd.lock(pd.proj / "src" / "c.py", "")
+    assert_silent(gate(pd, vendor, payload))
+
+
+@VEND
+def test_path_cut_by_the_stdin_cap_is_unchecked(pd: Pd, vendor: str) -> None:
+    """The cut falls inside the path: its prefix is not the target."""
+    pd.lock(pd.proj / "zz", "bob")
+    tool, field, body = FIELDS[vendor]
+    head = json.dumps(p_tool(vendor, tool, {body: "x", field: ""}, pd.proj))
+    cut = head.index('"' + field + '": "') + len(field) + 5
+    text = head[:cut] + str(pd.proj) + "/" + "z" * (300 * 1024) + head[cut:]
+    r = gate(pd, vendor, text)
+    assert r.json == tool_block(vendor, UNCHECKED)
+
+
+@VEND
+def test_path_behind_deep_nesting_is_blocked_as_unchecked(pd: Pd, vendor: str) -> None:
+    target = pd.proj / "src" / "a.py"
+    pd.lock(target, "bob")
+    tool, field, _body = FIELDS[vendor]
+    text = json.dumps(p_tool(vendor, tool, {"x": "@", field: str(target)}, pd.proj))
+    text = text.replace('"@"', "[" * 200 + "]" * 200)
+    r = gate(pd, vendor, text)
+    assert r.json == tool_block(vendor, UNCHECKED)
+
+
+@VEND
+def test_path_before_the_cut_keeps_its_lock_reason(pd: Pd, vendor: str) -> None:
+    """A big write whose path comes first is checked as usual: allowed when unlocked."""
+    pd.lock(pd.proj / "src" / "other.py", "bob")
+    tool, field, body = FIELDS[vendor]
+    payload = p_tool(vendor, tool, {field: str(pd.proj / "src" / "a.py"), body: "z" * (300 * 1024)}, pd.proj)
+    assert_silent(gate(pd, vendor, payload))
+
+
+def test_cut_codex_patch_is_unchecked(pd: Pd) -> None:
+    """A patch body cut by the bound may name more files after the cut."""
+    pd.lock(pd.proj / "late.py", "bob")
+    body = ("*** Begin Patch\n*** Update File: early.py\n" + "+x\n" * (100 * 1024)
+            + "*** Update File: late.py\n+y\n*** End Patch\n")
+    r = gate(pd, "codex", p_tool("codex", "apply_patch", {"command": body}, pd.proj))
+    assert r.json == tool_block("codex", UNCHECKED)
+
+
+# -- adversarial sizes: bounded work, capped answers ------------------------------------------
+
+@VEND
+def test_dotted_path_of_60000_dots_is_unchecked_with_a_short_reason(pd: Pd, vendor: str) -> None:
+    """src/a + 60,000 dots + py once mapped to the key of src/a.py, with a 120 KB reason."""
+    pd.lock(pd.proj / "src" / "a.py", "bob")
+    r = gate(pd, vendor, p_edit(vendor, "src/a" + "." * 60000 + "py", pd.proj))
+    assert r.json == tool_block(vendor, UNCHECKED)
+
+
+@VEND
+def test_huge_holder_name_is_capped(pd: Pd, vendor: str) -> None:
+    target = pd.proj / "src" / "a.py"
+    holder = "h\\$" * 7000  # 21 KB in the matrix, full of escapes
+    pd.lock(target, holder)
+    r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
+    shown = holder[: MAX["holder_max"]]
+    assert r.json == tool_block(vendor, block_msg(target, shown))
+
+
+@VEND
+def test_reason_is_capped(pd: Pd, vendor: str) -> None:
+    """Many locked targets with long paths: one line each, cut at reason_max bytes."""
+    names = [f"{'d' * 200}/f{i}.py" for i in range(40)]
+    for n in names:
+        pd.lock(pd.proj / n, "bob")
+    if vendor == "codex":
+        args = {"command": patch_body(*[("Update", n) for n in names])}
+        payload = p_tool("codex", "apply_patch", args, pd.proj)
+    else:
+        payload = p_edit(vendor, names[0], pd.proj)
+    r = gate(pd, vendor, payload)
+    obj = r.json
+    assert obj is not None
+    reason = obj.get("reason") or obj["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith(block_msg(pd.proj / names[0], "bob"))
+    assert len(reason.encode()) <= MAX["reason_max"]
+
+
+def test_too_many_targets_is_unchecked(pd: Pd) -> None:
+    pd.lock(pd.proj / "zz.py", "bob")
+    names = [f"f{i}.py" for i in range(MAX["targets_max"] + 1)]
+    body = patch_body(*[("Add", n) for n in names])
+    r = gate(pd, "codex", p_tool("codex", "apply_patch", {"command": body}, pd.proj))
+    assert r.json == tool_block("codex", UNCHECKED)
+
+
+@pytest.mark.parametrize("shell", MATRIX, ids=[s.name for s in MATRIX])
+def test_adversarial_sizes_every_shell(squid: Path, shell: Shell) -> None:
+    """The result protocol and the caps under every shell of the matrix: a capped holder, the
+    oversize rule, a capped reason, and a warn answer behind a block answer."""
+    if not shell.available:
+        pytest.fail(f"{shell.name} is not installed (the conformance matrix is required)")
+    pd = Pd(Path(tempfile.mkdtemp(prefix="pd", dir="/tmp")), squid, shell)
+    try:
+        target = pd.proj / "src" / "a.py"
+        holder = "h\\$" * 7000
+        pd.lock(target, holder)
+        r = gate(pd, "claude", p_edit("claude", str(target), pd.proj))
+        assert r.json == tool_block("claude", block_msg(target, holder[: MAX["holder_max"]]))
+        r = gate(pd, "claude", p_edit("claude", "src/a" + "." * 60000 + "py", pd.proj))
+        assert r.json == tool_block("claude", UNCHECKED)
+        r = gate(pd, "gemini", late_path("gemini", str(target), pd.proj, "z" * (300 * 1024)))
+        assert r.json == tool_block("gemini", UNCHECKED)
+        names = [f"{'d' * 200}/f{i}.py" for i in range(40)]
+        for n in names:
+            pd.lock(pd.proj / n, "bob")
+        payload = p_tool("codex", "apply_patch", {"command": patch_body(*[("Update", n) for n in names])}, pd.proj)
+        obj = gate(pd, "codex", payload).json
+        assert obj is not None
+        reason = obj["hookSpecificOutput"]["permissionDecisionReason"]
+        assert reason.startswith(block_msg(pd.proj / names[0], "bob")) and len(reason) <= MAX["reason_max"]
+        r = gate(pd, "codex", payload, PD_SUGGESTIBILITY="warn")
+        assert r.out == b"" and r.stderr.startswith(warn_msg(pd.proj / names[0], "bob"))
+    finally:
+        shutil.rmtree(pd.root, ignore_errors=True)

@@ -93,9 +93,14 @@ class Matrix(Strict):
     lock_prefix: EnvName
     alert_prefix: EnvName
     pheromone_prefix: EnvName
-    suffix_max: Annotated[int, Field(ge=8, le=200)]
+    # a hashed key is the tail of the path's form, "__" and 14 hash digits: at least 8 of the tail
+    suffix_max: Annotated[int, Field(ge=24, le=200)]
     pheromone_ttl_s: PosInt
     project_marker: FileName
+    path_max: Annotated[int, Field(ge=256, le=65536)]
+    targets_max: Annotated[int, Field(ge=1, le=1024)]
+    holder_max: Annotated[int, Field(ge=8, le=4096)]
+    reason_max: Annotated[int, Field(ge=256, le=65536)]
 
 
 class Dial(Strict):
@@ -219,6 +224,7 @@ class Messages(Strict):
     sitrep_contract: Text
     warn: Text
     block: Text
+    unchecked: Text
     halt_block: Text
     stop_directive: Text
     stop_suggest: Text

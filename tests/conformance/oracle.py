@@ -14,6 +14,7 @@ from typing import Any
 
 from tests.conformance.kit import EVENTS, MSG, SPEC
 from tests.jsonref import ABSENT, lookup
+from tests.tentaclekit import CODEX_BLANKS, suffix
 
 ACTOR = "alice"
 OTHER = "bob"
@@ -24,7 +25,6 @@ STOP_SUGGEST = MSG["stop_suggest"] + "\n" + HEADER
 LOCK = SPEC["matrix"]["lock_prefix"]
 ALERT = SPEC["matrix"]["alert_prefix"]
 PHEROMONE = SPEC["matrix"]["pheromone_prefix"]
-SUFFIX_MAX = SPEC["matrix"]["suffix_max"]
 KEY_MAX = SPEC["harness"]["session_key_max"]
 MARKERS = f"{SPEC['harness']['state_dir']}/{SPEC['stop']['marker_dir']}"
 
@@ -112,11 +112,6 @@ def absolute(path: str, cwd: str) -> str:
     return norm(path)
 
 
-def suffix(path: str) -> str:
-    s = re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_")
-    return s.upper()[:SUFFIX_MAX]
-
-
 def session_key(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9._:-]", "_", s)[:KEY_MAX]
 
@@ -141,10 +136,10 @@ _PATCH_HEADS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "***
 def patch_paths(body: str) -> list[str]:
     out = []
     for line in body.split("\n"):
-        line = line.removesuffix("\r")
+        line = line.strip(CODEX_BLANKS)
         for head in _PATCH_HEADS:
             if line.startswith(head):
-                hit = line[len(head):].rstrip(" \t")
+                hit = line[len(head):]
                 if hit:
                     out.append(hit)
                 break
