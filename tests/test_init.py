@@ -144,3 +144,14 @@ def test_every_shipped_example_validates(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr
         valid = hs("validate", cwd=work)
         assert valid.returncode == 0, f"{name}: {valid.stderr}"
+
+
+def test_a_set_hookshape_spec_is_warned_about(tmp_path: Path) -> None:
+    """The next commands would read $HOOKSHAPE_SPEC, not the spec just written: say so."""
+    env = {k: v for k, v in os.environ.items() if k != "HOOKSHAPE_HOME"}
+    env["HOOKSHAPE_SPEC"] = str(SPEC)
+    proc = subprocess.run([str(HOOKSHAPE), "init"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (f"hookshape: warning: HOOKSHAPE_SPEC is set: commands read that spec, "
+                           f"not {tmp_path / 'hookshape.toml'}; unset it\n")
