@@ -13,8 +13,8 @@ from hookshape import __version__
 from hookshape.errors import HookshapeError
 
 # command name -> module under hookshape.commands that defines `command`
-COMMANDS = ("render", "validate", "capabilities", "install", "uninstall", "doctor",
-            "simulate", "status", "schema", "package")
+COMMANDS = ("init", "render", "validate", "capabilities", "vendors", "install", "uninstall",
+            "doctor", "simulate", "status", "schema", "package")
 
 
 class LazyGroup(click.Group):

@@ -1,0 +1,80 @@
+"""`hookshape vendors [--json]`: every vendor of the loaded profiles, its confidence, its config
+files, and what it can enforce per role (the rules of `hookshape capabilities`, applied to each
+vendor whether or not the spec enables it). The spec is optional: without --spec, --default or
+./hookshape.toml the built-in default harness is the spec the rules are applied to."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hookshape.capabilities import Cell, cell
+from hookshape.commands.options import profiles_option, spec_option
+from hookshape.loader import SPEC_NAME, Loaded, SpecChoice
+from hookshape.profiles import Profile
+from hookshape.spec import ROLES
+
+
+@dataclass(frozen=True)
+class Vendor:
+    id: str
+    display: str
+    confidence: str
+    enabled: bool  # by the spec the capabilities are computed for
+    user_config: str
+    project_config: str
+    caveat: str
+    roles: list[Cell]
+
+
+def describe(loaded: Loaded, profile: Profile) -> Vendor:
+    settings = loaded.spec.vendors.get(profile.id)
+    return Vendor(id=profile.id, display=profile.vendor.display, confidence=profile.vendor.confidence,
+                  enabled=settings is not None and settings.enabled,
+                  user_config=profile.config.user_path, project_config=profile.config.project_path,
+                  caveat=profile.vendor.caveat,
+                  roles=[cell(loaded.spec, profile, role) for role in ROLES])
+
+
+def choose(spec: SpecChoice) -> SpecChoice:
+    """The spec the user named, else ./hookshape.toml, else the built-in default harness."""
+    if spec.given is not None or spec.builtin or Path(SPEC_NAME).is_file():
+        return spec
+    return SpecChoice(builtin=True)
+
+
+def spec_label(loaded: Loaded) -> str:
+    return "the built-in default harness" if loaded.builtin else f"the spec {loaded.spec_path}"
+
+
+def to_json(loaded: Loaded, vendors: list[Vendor]) -> str:
+    out: dict[str, Any] = {"spec": None if loaded.builtin else str(loaded.spec_path),
+                           "vendors": [asdict(v) for v in vendors]}
+    return json.dumps(out, indent=2) + "\n"
+
+
+def to_table(loaded: Loaded, vendors: list[Vendor]) -> str:
+    head = ["vendor", "name", "confidence", "in spec", *ROLES, "user config", "project config"]
+    rows = [[v.id, v.display, v.confidence, "yes" if v.enabled else "no",
+             *(c.level for c in v.roles), v.user_config, v.project_config] for v in vendors]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    lines = ["  ".join(col.ljust(w) for col, w in zip(row, widths, strict=True)).rstrip()
+             for row in [head, *rows]]
+    lines += ["", f"what each role can enforce, with {spec_label(loaded)}; "
+                  "the reasons: `hookshape vendors --json` or `hookshape capabilities`"]
+    return "\n".join(lines) + "\n"
+
+
+@click.command("vendors")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@spec_option
+@profiles_option
+def command(as_json: bool, spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
+    """List the vendors: confidence, config files, and what each can enforce per role."""
+    loaded = choose(spec).load(profile_dirs)
+    vendors = [describe(loaded, loaded.profiles[v]) for v in sorted(loaded.profiles)]
+    click.echo(to_json(loaded, vendors) if as_json else to_table(loaded, vendors), nl=False)
