@@ -940,3 +940,11 @@ def test_under_halt_the_real_pre_tool_blocks_the_cli_with_the_breaker_open(rig: 
     res = rig.run("pre_tool", event, sh=sh, vendor="claude", **_halt(rig))
     assert res.code == 0
     assert json.loads(res.out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_a_relative_hook_shell_is_ignored(rig: Rig) -> None:
+    plant(rig.project / "bin", rig.marks, "sh")
+    rig.stub("prompt", SILENT)
+    assert rig.run("prompt", **{SPEC.harness.shell_env: "bin/sh"}).code == 0
+    assert planted(rig) == []
+    assert rig.runs() == 1
