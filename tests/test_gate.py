@@ -805,15 +805,18 @@ def test_a_double_forked_grandchild_does_not_hold_the_vendor_pipes(rig: Rig, sh,
         _kill_kid(rig)
 
 
+@pytest.mark.parametrize("stderr", [True, False], ids=["both", "stdout-only"])
 @pytest.mark.parametrize("sh", ALL, ids=ALL_IDS)
-def test_the_answer_passes_through_byte_for_byte(rig: Rig, sh) -> None:
+def test_the_answer_passes_through_byte_for_byte(rig: Rig, sh, stderr: bool) -> None:
+    """Both streams (one cat each), or stdout alone (the gate execs its cat)."""
     big = "x" * 300_000
-    rig.stub("prompt", "printf 'a\\000b\\377c' ; printf '" + big + "'\nprintf 'e\\377' >&2\n")
+    rig.stub("prompt", "printf 'a\\000b\\377c' ; printf '" + big + "'\n"
+             + ("printf 'e\\377' >&2\n" if stderr else ""))
     proc = rig.popen("prompt", sh=sh)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0
     assert out == b"a\0b\xffc" + big.encode()
-    assert err == b"e\xff"
+    assert err == (b"e\xff" if stderr else b"")
 
 
 @pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
