@@ -185,8 +185,9 @@ def test_no_gate_process_keeps_the_vendor_stdout_open(rig: Rig, sh, body: str) -
 
 
 def test_healthy_path_forks_only_child_watchdog_and_sleep(rig: Rig) -> None:
-    """With a warm readiness cache: the tentacle, the watchdog and its sleep, nothing else. (A
-    cache refresh, once per heartbeat window, costs more by design: the best of 3 runs counts.)"""
+    """With a warm readiness cache: the tentacle, the watchdog and its sleep, nothing else; the
+    execs are the tentacle, the sleep and the watchdog's rm of the capture files. (A cache
+    refresh, once per heartbeat window, costs more by design: the best of 3 runs counts.)"""
     strace = shutil.which("strace")
     if not strace:
         pytest.skip("strace not installed")
@@ -194,18 +195,23 @@ def test_healthy_path_forks_only_child_watchdog_and_sleep(rig: Rig) -> None:
     assert rig.run("prompt").code == 0  # warms the readiness cache
     log = rig.root / "strace.log"
     env = {"PATH": os.environ["PATH"], **rig.env()}
-    argv = [strace, "-f", "-qq", "-o", str(log), "-e", "trace=fork,vfork,clone,clone3",
+    argv = [strace, "-f", "-qq", "-o", str(log), "-e", "trace=fork,vfork,clone,clone3,execve",
             "dash", str(rig.gate("prompt"))]
     counts = []
+    execs = []
     for _ in range(3):
         proc = subprocess.run(argv, input=b"{}", capture_output=True, env=env, cwd=rig.project,
                               timeout=30, check=False)
         if proc.returncode != 0 or not log.exists():
             pytest.skip(f"strace cannot trace here: {proc.stderr.decode()[:200]}")
-        counts.append(len([ln for ln in log.read_text().splitlines()
+        lines = log.read_text().splitlines()
+        counts.append(len([ln for ln in lines
                            if re.search(r"\b(clone3?|v?fork)\(", ln) and "resumed" not in ln]))
+        # every successful execve but the first (the gate's own dash)
+        execs.append(len([ln for ln in lines if re.search(r"execve(\(| resumed>).*= 0$", ln)]) - 1)
     # 2 when the tentacle ends before the watchdog has started its sleep
     assert 2 <= min(counts) <= 3, counts
+    assert min(execs) <= 3, execs
 
 
 # --- exit mapping and failure kinds -----------------------------------------------------------
