@@ -50,6 +50,10 @@ HUNG = 'echo ran >> "$MARKS/ran"\nsleep 60 &\necho "$!" > "$MARKS/kid"\nwait\n'
 STUBBORN = ('echo ran >> "$MARKS/ran"\ntrap "" TERM\n'
             'sh -c \'trap "" TERM; echo "$$" > "$MARKS/kid"; while :; do sleep 0.05; done\' &\n'
             'while :; do sleep 0.05; done\n')
+# A tentacle that answers and leaves a double-forked grandchild (reparented, out of reach of the
+# ladder) holding its stdout and stderr for 100 s.
+DOUBLE_FORK = ('echo ran >> "$MARKS/ran"\n( sleep 100 & echo "$!" > "$MARKS/kid" )\n'
+               'echo out\necho err >&2\n')
 
 
 GENEROUS_SLOW_MS = 10_000
@@ -167,8 +171,11 @@ class Rig:
 
     def run(self, role: str, payload: bytes | str = b"{}", *, sh: Shell = DASH,
             vendor: str | None = None, cwd: Path | None = None, timeout: float = 30,
-            **extra: str) -> Result:
-        return run(self.gate(role), payload, sh=sh, env=self.env(vendor, **extra),
+            argv0: str | None = None, **extra: str) -> Result:
+        """Run the gate; argv0 is the script operand as the shell gets it (default: its
+        absolute path)."""
+        script = Path(argv0) if argv0 is not None else self.gate(role)
+        return run(script, payload, sh=sh, env=self.env(vendor, **extra),
                    cwd=cwd or self.project, timeout=timeout)
 
     def popen(self, role: str, payload: bytes = b"{}", *, sh: Shell = DASH,

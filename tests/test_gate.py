@@ -8,10 +8,12 @@ assertion is tighter than "killed within the deadline plus a generous margin".
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -21,6 +23,7 @@ import tomlkit
 from tests.gatekit import (
     CORE,
     CRASH,
+    DOUBLE_FORK,
     EXIT2,
     EXTRA,
     GATE,
@@ -40,7 +43,7 @@ from tests.gatekit import (
     notice_json,
     slow,
 )
-from tests.shells import ROOT, fixture, wait_gone
+from tests.shells import DIST, ROOT, fixture, run, wait_gone
 
 from hookshape import health
 from hookshape.loader import load
@@ -182,8 +185,9 @@ def test_no_gate_process_keeps_the_vendor_stdout_open(rig: Rig, sh, body: str) -
 
 
 def test_healthy_path_forks_only_child_watchdog_and_sleep(rig: Rig) -> None:
-    """With a warm readiness cache: the tentacle, the watchdog and its sleep, nothing else. (A
-    cache refresh, once per heartbeat window, costs more by design: the best of 3 runs counts.)"""
+    """With a warm readiness cache: the tentacle, the watchdog and its sleep, nothing else; the
+    execs are the tentacle, the sleep and the watchdog's rm of the capture files. (A cache
+    refresh, once per heartbeat window, costs more by design: the best of 3 runs counts.)"""
     strace = shutil.which("strace")
     if not strace:
         pytest.skip("strace not installed")
@@ -191,18 +195,23 @@ def test_healthy_path_forks_only_child_watchdog_and_sleep(rig: Rig) -> None:
     assert rig.run("prompt").code == 0  # warms the readiness cache
     log = rig.root / "strace.log"
     env = {"PATH": os.environ["PATH"], **rig.env()}
-    argv = [strace, "-f", "-qq", "-o", str(log), "-e", "trace=fork,vfork,clone,clone3",
+    argv = [strace, "-f", "-qq", "-o", str(log), "-e", "trace=fork,vfork,clone,clone3,execve",
             "dash", str(rig.gate("prompt"))]
     counts = []
+    execs = []
     for _ in range(3):
         proc = subprocess.run(argv, input=b"{}", capture_output=True, env=env, cwd=rig.project,
                               timeout=30, check=False)
         if proc.returncode != 0 or not log.exists():
             pytest.skip(f"strace cannot trace here: {proc.stderr.decode()[:200]}")
-        counts.append(len([ln for ln in log.read_text().splitlines()
+        lines = log.read_text().splitlines()
+        counts.append(len([ln for ln in lines
                            if re.search(r"\b(clone3?|v?fork)\(", ln) and "resumed" not in ln]))
+        # every successful execve but the first (the gate's own dash)
+        execs.append(len([ln for ln in lines if re.search(r"execve(\(| resumed>).*= 0$", ln)]) - 1)
     # 2 when the tentacle ends before the watchdog has started its sleep
     assert 2 <= min(counts) <= 3, counts
+    assert min(execs) <= 3, execs
 
 
 # --- exit mapping and failure kinds -----------------------------------------------------------
@@ -670,3 +679,281 @@ def test_notice_text_is_escaped_at_render_time(tmp_path: Path) -> None:
     expected = hostile.format(phase=SPEC.tentacle("prompt").phase, count=1, cooldown_s=3)
     assert json.loads(res.out)["hookSpecificOutput"]["additionalContext"] == expected
     assert not (rig.project / "pwned").exists()
+
+
+# --- the gate runs only its own files ----------------------------------------------------------
+
+ALL = CORE + EXTRA
+ALL_IDS = CORE_IDS + EXTRA_IDS
+# the shells that look a slash-less script operand up on PATH (`bash name`)
+PATH_LOOKUP = tuple(s for s in ALL if s.name in ("bash", "bash-posix", "ksh93", "zsh"))
+# what a gate or a tentacle may run by name: a planted copy of any of these must never run (the
+# shells of the matrix are left out: the test itself starts them by name on that PATH)
+PLANTED = ("mawk", "awk", "gawk", "nawk", "original-awk", "head", "date", "sleep", "rm", "mv",
+           "mkdir", "rmdir", "cat", "printf", "ps", "wc", "kill", "env", "tr", "sed", "dd", "touch",
+           "ln", "ls", "stat", "sort", "mktemp", "od", "cut", "jq", "python3")
+
+
+def plant(folder: Path, marks: Path, *names: str) -> None:
+    """Executables that only record that they ran (in marks/planted)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        p = folder / name
+        p.write_text(f'#!/bin/sh\necho "$0" >> "{marks}/planted"\nexit 1\n')
+        p.chmod(0o755)
+
+
+def planted(rig: Rig) -> list[str]:
+    p = rig.marks / "planted"
+    return p.read_text().splitlines() if p.exists() else []
+
+
+@pytest.mark.parametrize("sh", PATH_LOOKUP, ids=[s.name for s in PATH_LOOKUP])
+def test_a_gate_found_on_path_runs_its_own_tentacle_not_the_projects(rig: Rig, sh) -> None:
+    """`bash pd-hook-x` finds the gate on PATH and $0 has no slash: the tentacle next to the gate
+    runs, never ./squid/pd-hook-x of the project."""
+    rig.stub("prompt", SILENT)
+    plant(rig.project / SPEC.harness.tentacle_dir, rig.marks, NAMES["prompt"])
+    path = f"{rig.dist / 'bin'}:{os.environ['PATH']}"
+    res = rig.run("prompt", sh=sh, argv0=NAMES["prompt"], PATH=path)
+    assert res.code == 0
+    assert planted(rig) == []
+    assert rig.runs() == 1
+
+
+@pytest.mark.parametrize("sh", ALL, ids=ALL_IDS)
+def test_a_slashless_gate_not_on_path_does_nothing(rig: Rig, sh) -> None:
+    """`dash pd-hook-x` run from a directory that holds it: no absolute home for the gate, so no
+    tentacle runs at all (fail open)."""
+    here = rig.dist / "bin"
+    rig.arm(here)
+    rig.stub("prompt", OK)
+    res = rig.run("prompt", sh=sh, argv0=NAMES["prompt"], cwd=here)
+    assert (res.code, res.out, res.err) == (0, "", "")
+    assert rig.runs() == 0
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_a_relative_gate_path_runs_its_tentacle_in_the_callers_cwd(rig: Rig, sh) -> None:
+    rig.arm(rig.root)
+    rig.stub("prompt", SILENT + 'pwd -P > "$MARKS/cwd"\n')
+    res = rig.run("prompt", sh=sh, argv0=f"dist/bin/{NAMES['prompt']}", cwd=rig.root)
+    assert res.code == 0
+    assert rig.runs() == 1
+    assert (rig.marks / "cwd").read_text().strip() == str(rig.root.resolve())
+
+
+def _dirty_path(rig: Rig) -> str:
+    """PATH with relative and empty entries, each holding planted tools."""
+    plant(rig.project / "node_modules" / ".bin", rig.marks, *PLANTED)
+    plant(rig.project, rig.marks, *PLANTED)
+    return f"node_modules/.bin::{os.environ['PATH']}:.:"
+
+
+@pytest.mark.parametrize("sh", ALL, ids=ALL_IDS)
+def test_relative_path_entries_run_nothing_in_the_gate_or_the_tentacles(rig: Rig, sh) -> None:
+    path = _dirty_path(rig)
+    edit = json.dumps({"session_id": "s1", "cwd": str(rig.project), "hook_event_name": "PreToolUse",
+                       "tool_name": "Write", "tool_input": {"file_path": str(rig.project / "a.py"),
+                                                            "content": "x"}})
+    # the real pre-tool tentacle, with a cold readiness cache (date -r)
+    res = rig.run("pre_tool", edit, sh=sh, vendor="claude", PATH=path)
+    assert (res.code, res.out) == (0, "")
+    # the tentacles run standalone clean their PATH too
+    for role in ROLES:
+        assert run(rig.tentacle(role), edit, sh=sh, env=rig.env("claude", PATH=path),
+                   cwd=rig.project).code in (0, 2)
+    # failures: state writes, the breaker's trip and notice
+    trip(rig, "stop", PATH=path)
+    assert rig.run("stop", sh=sh, vendor="claude", PATH=path).code == 0
+    # the kill ladder (ps, awk, sleep)
+    rig.stub("prompt", HUNG)
+    assert rig.run("prompt", sh=sh, PATH=path, **{GATE.deadline_env: DEADLINE}).code == 0
+    assert wait_gone(rig.kid(), MARGIN_S)
+    assert planted(rig) == []
+
+
+@pytest.mark.parametrize("sh", ALL, ids=ALL_IDS)
+def test_an_inherited_ifs_does_not_change_how_the_gate_reads_its_state(rig: Rig, sh) -> None:
+    """posh imports IFS from the environment: the state line must still split on blanks."""
+    rig.stub("pre_tool", CRASH)
+    for n in range(1, GATE.failure_threshold + 1):
+        assert rig.run("pre_tool", sh=sh, IFS=":").code == 0
+        assert rig.breaker("pre_tool").failures == n
+    assert rig.breaker("pre_tool").state == "open"
+
+
+# --- the gate's exit ends the vendor's wait -----------------------------------------------------
+
+
+def _kill_kid(rig: Rig) -> None:
+    p = rig.marks / "kid"
+    if p.exists() and p.read_text().strip().isdigit():
+        with contextlib.suppress(OSError):
+            os.kill(int(p.read_text().strip()), signal.SIGKILL)
+
+
+@pytest.mark.parametrize("verdict", [False, True], ids=["healthy", "verdict"])
+@pytest.mark.parametrize("sh", ALL, ids=ALL_IDS)
+def test_a_double_forked_grandchild_does_not_hold_the_vendor_pipes(rig: Rig, sh,
+                                                                   verdict: bool) -> None:
+    """The vendor reads stdout and stderr to EOF: a grandchild that left the tentacle's process
+    tree with both still open must not keep it waiting once the gate has exited."""
+    body = DOUBLE_FORK + (f'echo "nope" >&2\nexit "${GATE.verdict_env}"\n' if verdict else "")
+    rig.stub("pre_tool", body)
+    try:
+        res = rig.run("pre_tool", sh=sh, vendor="claude", timeout=5)
+        if verdict:
+            assert (res.code, res.out, res.err) == (2, "out\n", "err\nnope\n")
+        else:
+            assert (res.code, res.out, res.err) == (0, "out\n", "err\n")
+    finally:
+        _kill_kid(rig)
+
+
+@pytest.mark.parametrize("stderr", [True, False], ids=["both", "stdout-only"])
+@pytest.mark.parametrize("sh", ALL, ids=ALL_IDS)
+def test_the_answer_passes_through_byte_for_byte(rig: Rig, sh, stderr: bool) -> None:
+    """Both streams (one cat each), or stdout alone (the gate execs its cat)."""
+    big = "x" * 300_000
+    rig.stub("prompt", "printf 'a\\000b\\377c' ; printf '" + big + "'\n"
+             + ("printf 'e\\377' >&2\n" if stderr else ""))
+    proc = rig.popen("prompt", sh=sh)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    assert out == b"a\0b\xffc" + big.encode()
+    assert err == (b"e\xff" if stderr else b"")
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_a_timed_out_or_crashed_tentacle_says_nothing(rig: Rig, sh) -> None:
+    rig.stub("stop", 'echo "{\\"partial\\":"\necho oops >&2\n' + HUNG)
+    res = rig.run("stop", sh=sh, **{GATE.deadline_env: DEADLINE})
+    assert (res.code, res.out, res.err) == (0, "", "")
+    rig.stub("stop", 'echo "{\\"partial\\":"\necho oops >&2\nexit 3\n')
+    res = rig.run("stop", sh=sh)
+    assert (res.code, res.out, res.err) == (0, "", "")
+
+
+@pytest.mark.parametrize("where", ["health", "runtime", "relative-runtime"])
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_capture_files_are_removed(rig: Rig, sh, where: str) -> None:
+    """The answer goes through files in $XDG_RUNTIME_DIR (absolute) or the health dir; the
+    watchdog removes them when it leaves."""
+    runtime = rig.root / "run"
+    runtime.mkdir(mode=0o700)
+    env = {"XDG_RUNTIME_DIR": {"health": "", "runtime": str(runtime), "relative-runtime": "run"}[where]}
+    rig.arm(rig.root)
+    rig.stub("prompt", OK + f'ls "$XDG_RUNTIME_DIR" "{rig.health}" > "$MARKS/seen" 2>&1 || :\n')
+    for _ in range(3):
+        assert rig.run("prompt", sh=sh, cwd=rig.root, **env).out == "out\n"
+    seen = (rig.marks / "seen").read_text()
+    assert (f"{NAMES['prompt']}." in seen) == (where == "runtime"), seen
+    rig.stub("prompt", HUNG)
+    assert rig.run("prompt", sh=sh, cwd=rig.root, **env, **{GATE.deadline_env: DEADLINE}).code == 0
+    end = time.monotonic() + MARGIN_S
+
+    def left() -> list[str]:
+        return [p.name for d in (rig.health, runtime) for p in d.iterdir()
+                if p.name != "lease.cache" and not p.name.endswith(health.STATE_EXT)]
+    while left() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert left() == []
+
+
+def test_an_unusable_health_dir_still_runs_the_tentacle(rig: Rig) -> None:
+    """No place for the capture files: the tentacle answers on the gate's own stdout."""
+    shutil.rmtree(rig.health, ignore_errors=True)
+    rig.health.write_text("not a dir\n")
+    rig.stub("prompt", OK)
+    res = rig.run("prompt")
+    assert (res.code, res.out) == (0, "out\n")
+    assert rig.runs() == 1
+
+
+# --- armed roots through symlinks ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sh", ALL, ids=ALL_IDS)
+def test_an_armed_root_reached_through_a_symlink_arms(rig: Rig, sh) -> None:
+    link = rig.root / "link"
+    link.symlink_to(rig.project)
+    rig.stub("prompt", SILENT + 'printf %s "$PWD" > "$MARKS/pwd"\n')
+    rig.arm(link)
+    # the physical cwd under a root written as a symlink
+    assert rig.run("prompt", sh=sh).code == 0
+    assert rig.runs() == 1
+    # the logical cwd (the vendor's PWD) under that root
+    res = run(rig.gate("prompt"), b"{}", sh=sh, env=rig.env(PWD=str(link)), cwd=link)
+    assert res.code == 0
+    assert rig.runs() == 2
+    # posh sets PWD to the physical path at start: there is no logical name left to keep
+    if sh.name != "posh":
+        assert (rig.marks / "pwd").read_text() == str(link), "the tentacle keeps the logical PWD"
+    # an armed root elsewhere still does not arm
+    rig.arm(rig.root / "elsewhere", "/nonexistent/dir")
+    assert rig.run("prompt", sh=sh).code == 0
+    assert rig.runs() == 2
+
+
+# --- under halt ---------------------------------------------------------------------------------
+
+
+def _halt(rig: Rig) -> dict[str, str]:
+    halt = rig.root / "HALT"
+    halt.write_text("operator drill\n")
+    return {SPEC.halt.sentinel_env: str(halt)}
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_under_halt_an_open_breaker_never_skips_the_pre_tool_check(rig: Rig, sh) -> None:
+    trip(rig, "pre_tool")
+    before = rig.state("pre_tool")
+    halt = _halt(rig)
+    rig.stub("pre_tool", VERDICT)
+    res = rig.run("pre_tool", sh=sh, vendor="claude", **halt)
+    assert res.code == 2
+    assert rig.runs() == GATE.failure_threshold + 1
+    assert rig.state("pre_tool") == before, "nothing counted, nothing told"
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_under_halt_pre_tool_failures_are_allowed_but_never_counted(rig: Rig, sh) -> None:
+    halt = _halt(rig)
+    rig.stub("pre_tool", HUNG)
+    for _ in range(GATE.failure_threshold):
+        res = rig.run("pre_tool", sh=sh, vendor="claude", **halt, **{GATE.deadline_env: DEADLINE})
+        assert (res.code, res.out, res.err) == (0, "", ""), "a timeout under halt allows"
+    rig.stub("pre_tool", CRASH)
+    assert rig.run("pre_tool", sh=sh, **halt).code == 0
+    assert rig.state("pre_tool") is None
+    assert rig.runs() == GATE.failure_threshold + 1
+
+
+def test_under_halt_other_tentacles_keep_their_breaker(rig: Rig) -> None:
+    trip(rig, "prompt")
+    before = rig.runs()
+    assert rig.run("prompt", **_halt(rig)).code == 0
+    assert rig.runs() == before
+
+
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_under_halt_the_real_pre_tool_blocks_the_cli_with_the_breaker_open(rig: Rig, sh) -> None:
+    shutil.copy2(DIST / "bin" / SPEC.harness.tentacle_dir / NAMES["pre_tool"], rig.tentacle("pre_tool"))
+    rig.health.mkdir(parents=True, exist_ok=True)
+    now = int(time.time())
+    rig.state_file("pre_tool").write_text(f"breaker/1 open 3 timeout {now} {now + 3600} 0 1\n")
+    assert rig.breaker("pre_tool").state == "open"
+    event = json.dumps({"session_id": "s1", "cwd": str(rig.project), "hook_event_name": "PreToolUse",
+                        "tool_name": "Bash", "tool_input": {"command": f"{SPEC.halt.cli[0]} start"}})
+    res = rig.run("pre_tool", event, sh=sh, vendor="claude", **_halt(rig))
+    assert res.code == 0
+    assert json.loads(res.out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_a_relative_hook_shell_is_ignored(rig: Rig) -> None:
+    plant(rig.project / "bin", rig.marks, "sh")
+    rig.stub("prompt", SILENT)
+    assert rig.run("prompt", **{SPEC.harness.shell_env: "bin/sh"}).code == 0
+    assert planted(rig) == []
+    assert rig.runs() == 1
