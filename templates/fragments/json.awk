@@ -318,14 +318,15 @@ function j__chunks(raw, C,   L, pos, n, w, k, rs, rl) {
 	while (L - pos + 1 > J__CH + 256) {
 		w = substr(raw, pos + J__CH, 256)
 		# before a byte that no escape holds; else before a backslash
-		# that follows another byte (it starts an escape); else before
-		# the sixth of six bytes that are not backslashes
+		# that follows another byte (it starts an escape) unless it may
+		# be the second half of a surrogate pair; else before the
+		# seventh of seven bytes that are not backslashes
 		if (match(w, /[^\\"\/bfnrtu0-9A-Fa-f]/))
 			k = J__CH + RSTART - 1
-		else if (match(w, /[^\\]\\/))
+		else if (match(w, /[^\\]\\([^u]|u[^dD]|u[dD][^c-fC-F])/))
 			k = J__CH + RSTART
-		else if (match(w, /[^\\][^\\][^\\][^\\][^\\][^\\]/))
-			k = J__CH + RSTART + 4
+		else if (match(w, /[^\\][^\\][^\\][^\\][^\\][^\\][^\\]/))
+			k = J__CH + RSTART + 5
 		else {
 			n = -1
 			break
