@@ -495,9 +495,9 @@ function j__utf8(cp) {
 
 # Decode the escapes of a raw string body in linear time.  Long strings are
 # cut into pieces (see j__chunks) that are decoded one by one.  In a piece,
-# the escaped backslash pairs split it into parts in which every backslash
-# starts an escape, so the named escapes are plain gsubs and the \u escapes
-# are handled by one split.  A \u escape of a lone surrogate (one without its
+# the escaped backslash pairs become a placeholder byte (or split the piece),
+# so that every backslash left starts an escape: the named escapes are plain
+# gsubs and the \u escapes are handled by one split.  A \u escape of a lone surrogate (one without its
 # partner) decodes to U+FFFD: the bytes it would give are not UTF-8.
 function j__dec(raw,   C, n, i) {
 	if (!index(raw, "\\"))
@@ -513,12 +513,28 @@ function j__dec(raw,   C, n, i) {
 	return j__join(C, n, "")
 }
 
-function j__decgs(raw,   B, m, i) {
+function j__decgs(raw,   B, m, i, ph) {
 	if (!index(raw, "\\\\"))
 		return j__decpart(raw)
-	m = split(raw, B, /\\\\/)
-	for (i = 1; i <= m; i++)
-		B[i] = j__decpart(B[i])
+	# the pairs become a placeholder control byte (a valid raw string holds
+	# none, and none of its \u escapes may give it), else the pairs split it
+	ph = ""
+	for (i = 1; i < 32; i++) {
+		if (i == 8 || i == 9 || i == 10 || i == 12 || i == 13)
+			continue
+		if (index(raw, J__chr[i]) || index(raw, J__en[i]) || index(raw, "\\u" toupper(substr(J__en[i], 3))))
+			continue
+		ph = J__chr[i]
+		break
+	}
+	if (ph != "") {
+		gsub(/\\\\/, ph, raw)
+		m = j__split(j__decpart(raw), B, ph)
+	} else {
+		m = split(raw, B, /\\\\/)
+		for (i = 1; i <= m; i++)
+			B[i] = j__decpart(B[i])
+	}
 	return j__join(B, m, "\\")
 }
 
