@@ -108,14 +108,15 @@ def reason_of(obj: object) -> str:
 NAME = "a.py\u00e9"
 TARGET = "/repo/src/" + NAME
 ALERT_TEXT = "d\u00e9ploiement gel\u00e9 \u65e5\u672c \U0001f600"
+HALT_REASON = "maintenance caf\u00e9 \u2014 back at 18:00"
 
 
 @pytest.mark.parametrize("awk", list(AWKS))
 @pytest.mark.parametrize("sh", MATRIX, ids=lambda s: s.name)
 def test_non_ascii_in_c_locale(rendered, behind_awk, interps, awk_dirs, tmp_path, request, sh: Shell, awk: str):
     """In the C locale: the deny for a locked /repo/src/a.py\\u00e9 reaches stdout on every
-    vendor, the Codex warning on stderr keeps the character, and the prompt context carries a
-    non-ASCII alert."""
+    vendor, the Codex warning on stderr keeps the character, the prompt context carries a
+    non-ASCII alert, and a non-ASCII halt reason (awk reads it: a shell read fails in yash)."""
     tag(request, kind="fuzz")
     if not sh.available:
         pytest.skip(f"{sh.name} is not installed")
@@ -141,6 +142,11 @@ def test_non_ascii_in_c_locale(rendered, behind_awk, interps, awk_dirs, tmp_path
                    "codex", {**c, "PD_SUGGESTIBILITY": "warn"})
     check_output("codex", "pre_tool", r.out, r.err)
     assert r.out == b"" and TARGET in r.err.decode("utf-8") and r.err.count(b"\n") == 1, r.brief()
+    halted = home_with(tmp_path, matrix)
+    (halted.path / o.SPEC["halt"]["sentinel_default"]).write_bytes(HALT_REASON.encode() + b"\nsecond line\n")
+    r = ctx.invoke("prompt", prompt_event("claude", b"s1", b"hi", b"/repo"), halted, "claude", c)
+    obj = check_output("claude", "prompt", r.out, r.err)
+    assert r.err == b"" and obj is not None and HALT_REASON in json.dumps(obj, ensure_ascii=False), r.brief()
 
 
 def home_with(base, matrix: bytes):
