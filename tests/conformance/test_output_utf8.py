@@ -116,7 +116,8 @@ HALT_REASON = "maintenance caf\u00e9 \u2014 back at 18:00"
 def test_non_ascii_in_c_locale(rendered, behind_awk, interps, awk_dirs, tmp_path, request, sh: Shell, awk: str):
     """In the C locale: the deny for a locked /repo/src/a.py\\u00e9 reaches stdout on every
     vendor, the Codex warning on stderr keeps the character, the prompt context carries a
-    non-ASCII alert, and a non-ASCII halt reason (awk reads it: a shell read fails in yash)."""
+    non-ASCII alert, a trail line for the path is whole and valid UTF-8, and a non-ASCII halt
+    reason (awk reads it: a shell read fails in yash) reaches the context."""
     tag(request, kind="fuzz")
     if not sh.available:
         pytest.skip(f"{sh.name} is not installed")
@@ -142,6 +143,12 @@ def test_non_ascii_in_c_locale(rendered, behind_awk, interps, awk_dirs, tmp_path
                    "codex", {**c, "PD_SUGGESTIBILITY": "warn"})
     check_output("codex", "pre_tool", r.out, r.err)
     assert r.out == b"" and TARGET in r.err.decode("utf-8") and r.err.count(b"\n") == 1, r.brief()
+    post = tool_event("claude", js(TARGET), b"s1", b"x", b"/repo").replace(b"PreToolUse", b"PostToolUse")
+    home = home_with(tmp_path, matrix)
+    r = ctx.invoke("post_tool", post, home, "claude", c)
+    assert r.code == 0 and r.out == b"" and r.err == b"", r.brief()
+    added = home.matrix.read_bytes()[len(matrix):].decode("utf-8")  # strict
+    assert added.startswith(o.PHEROMONE) and f'="{TARGET} | ' in added and added.endswith('"\n'), added
     halted = home_with(tmp_path, matrix)
     (halted.path / o.SPEC["halt"]["sentinel_default"]).write_bytes(HALT_REASON.encode() + b"\nsecond line\n")
     r = ctx.invoke("prompt", prompt_event("claude", b"s1", b"hi", b"/repo"), halted, "claude", c)
