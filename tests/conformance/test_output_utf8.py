@@ -21,15 +21,21 @@ continuation bytes) and \\u escapes of lone surrogates become U+FFFD.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections import Counter
+from pathlib import Path
 
 import pytest
+import tomlkit
 from hypothesis import given
 from hypothesis import strategies as st
 from tests.conformance import oracle as o
 from tests.conformance import test_fuzz as fz
 from tests.conformance.conftest import tag
-from tests.conformance.kit import BLOCKING, MATRIX, VENDORS, Shell, new_home, parse_stdout
+from tests.conformance.kit import BLOCKING, MATRIX, NAMES, SPEC_PATH, VENDORS, Shell, new_home, parse_stdout
+from tests.tentaclekit import render as render_tentacles
+from tests.tentaclekit import run_script
 
 # the awk farms and the runner of the fuzz suite (pytest finds these fixtures by their names here)
 awk_dirs = fz.awk_dirs
@@ -154,6 +160,36 @@ def test_non_ascii_in_c_locale(rendered, behind_awk, interps, awk_dirs, tmp_path
     r = ctx.invoke("prompt", prompt_event("claude", b"s1", b"hi", b"/repo"), halted, "claude", c)
     obj = check_output("claude", "prompt", r.out, r.err)
     assert r.err == b"" and obj is not None and HALT_REASON in json.dumps(obj, ensure_ascii=False), r.brief()
+
+
+SPEC_BLOCK = "BLOQU\u00c9 : {path} \u2014 tenu par {holder} \U0001f512"
+
+
+def test_spec_text_outside_ascii(tmp_path: Path) -> None:
+    """A spec message outside ASCII renders as octal escapes in plain-ASCII scripts (yash in the
+    C locale cannot read a script holding other bytes) and reaches the deny whole, every shell."""
+    doc = tomlkit.parse(SPEC_PATH.read_text(encoding="utf-8"))
+    doc["messages"]["block"] = SPEC_BLOCK
+    spec = tmp_path / "spec" / "hookshape.toml"
+    spec.parent.mkdir()
+    spec.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    squid = render_tentacles(tmp_path / "out", spec)
+    for script in sorted(squid.iterdir()):
+        assert script.read_bytes().isascii(), script.name
+    home = home_with(tmp_path, f'{o.LOCK}{o.suffix(TARGET)}="{o.OTHER}"\n'.encode())
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home.path.parent / "user"), "LANG": "C",
+           "PD_HOME": str(home.path), "PD_ACTOR": o.ACTOR, "PD_HOOK_PROVIDER": "claude"}
+    want = SPEC_BLOCK.format(path=TARGET, holder=o.OTHER)
+    ran = []
+    for sh in MATRIX:
+        if not shutil.which(sh.argv[0]):
+            continue
+        r = run_script(squid / NAMES["pre_tool"], tool_event("claude", js(TARGET), b"s1", b"x", b"/repo"), sh, env,
+                       tmp_path)
+        obj = check_output("claude", "pre_tool", r.out, r.err)
+        assert r.code == 0 and obj is not None and reason_of(obj) == want, (sh.name, r)
+        ran.append(sh.name)
+    assert "dash" in ran
 
 
 def home_with(base, matrix: bytes):
