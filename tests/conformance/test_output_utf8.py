@@ -166,15 +166,19 @@ SPEC_BLOCK = "BLOQU\u00c9 : {path} \u2014 tenu par {holder} \U0001f512"
 
 
 def test_spec_text_outside_ascii(tmp_path: Path) -> None:
-    """A spec message outside ASCII renders as octal escapes in plain-ASCII scripts (yash in the
-    C locale cannot read a script holding other bytes) and reaches the deny whole, every shell."""
+    """Spec messages outside ASCII render into plain-ASCII tentacles and gates (octal escapes in
+    awk, \\u escapes in the gate's notice: yash in the C locale cannot read a script holding
+    other bytes), and the deny carries the message whole, every shell."""
     doc = tomlkit.parse(SPEC_PATH.read_text(encoding="utf-8"))
     doc["messages"]["block"] = SPEC_BLOCK
+    doc["messages"]["breaker_notice"] = "PAUS\u00c9 {phase}: {count} \u00e9checs, {cooldown_s} s"
     spec = tmp_path / "spec" / "hookshape.toml"
     spec.parent.mkdir()
     spec.write_text(tomlkit.dumps(doc), encoding="utf-8")
     squid = render_tentacles(tmp_path / "out", spec)
-    for script in sorted(squid.iterdir()):
+    scripts = sorted(p for p in squid.parent.rglob("*") if p.is_file())
+    assert len(scripts) >= 8
+    for script in scripts:
         assert script.read_bytes().isascii(), script.name
     home = home_with(tmp_path, f'{o.LOCK}{o.suffix(TARGET)}="{o.OTHER}"\n'.encode())
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home.path.parent / "user"), "LANG": "C",
