@@ -5,7 +5,8 @@
 # -v file=PATH through j_readfile.  Default mode prints, for each path in the
 # comma separated list (dots separate keys inside one path), a line
 #   <path> TAB <type or -> TAB <value>
-# then "ok TAB <j_parse result>".  mode=esc prints j_esc(input); mode=cap
+# then "ok TAB <j_parse result>".  mode=esc prints j_esc(input); mode=pct
+# prints j_pct(input); mode=cap
 # prints j_cap(input, n); both without a trailing newline.
 BEGIN {
 	if (file != "") {
@@ -18,6 +19,10 @@ BEGIN {
 	}
 	if (mode == "esc") {
 		printf "%s", j_esc(doc)
+		exit 0
+	}
+	if (mode == "pct") {
+		printf "%s", j_pct(doc)
 		exit 0
 	}
 	if (mode == "cap") {

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
-from tests.jsonref import lookup, py_esc, type_of
+from tests.jsonref import lookup, py_esc, py_pct, py_str, type_of
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LIB = ROOT / "templates" / "fragments" / "json.awk"
@@ -144,11 +144,12 @@ def utf8(s: str) -> bytes:
     return s.encode("utf-8", "surrogatepass")
 
 
-_BAD_KEY = re.compile(r"[.,\\\x00-\x1f\x7f]")
+_BAD_KEY = re.compile(r"[.,\\\x00-\x1f\x7f\ud800-\udfff]")
 
 
 def queryable(k: str) -> bool:
-    """Keys that can be written in the driver path list."""
+    """Keys that can be written in the driver path list (a lone surrogate in a key decodes to
+    U+FFFD, so the key cannot be named in the list)."""
     return not _BAD_KEY.search(k)
 
 
@@ -182,17 +183,33 @@ DECOY_ABSENT = [
 ]
 
 
-def check_answers(awk: Awk, doc, paths, answers):
+_RAW_SURROGATE = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")
+_ESC_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def string_bytes(v: str, raw: bytes) -> list[bytes]:
+    """The bytes j_str may give for the decoded string v of the input raw: a lone surrogate
+    written as an escape is U+FFFD; written as raw bytes (not UTF-8) it stays those bytes.
+    Both forms in one input: either reading of v."""
+    if not re.search("[\ud800-\udfff]", v):
+        return [utf8(v)]
+    forms = []
+    if _ESC_SURROGATE.search(raw) or not _RAW_SURROGATE.search(raw):
+        forms.append(py_str(v))
+    if _RAW_SURROGATE.search(raw):
+        forms.append(utf8(v))
+    return forms
+
+
+def check_answers(awk: Awk, doc, paths, answers, raw: bytes = b""):
     for p, (typ, val) in zip(paths, answers, strict=True):
         v = lookup(doc, p)
         want = type_of(v)
         assert typ == want, (p, typ, want, val[:200])
         if want == "s":
-            b = utf8(v)
-            if not awk.nul:
-                b = b.replace(b"\x00", b"")
-            got, exp = val, py_esc(b)
-            if got != exp:
+            forms = [b if awk.nul else b.replace(b"\x00", b"") for b in string_bytes(v, raw)]
+            got, exp = val, py_esc(forms[0])
+            if got not in {py_esc(b) for b in forms}:
                 # locate the first difference for a readable failure
                 i = next((i for i in range(min(len(got), len(exp))) if got[i] != exp[i]), None)
                 raise AssertionError((p, len(got), len(exp), i, got[:300], exp[:300]))
@@ -211,7 +228,7 @@ def check_doc(awk: Awk, text: str | bytes, extra_paths=()):
         paths = paths[:: len(paths) // 1000] + paths[-50:]
     paths += list(DECOY_ABSENT) + list(extra_paths)
     answers, ok = query(awk, data, paths)
-    check_answers(awk, doc, paths, answers)
+    check_answers(awk, doc, paths, answers, data)
     assert ok == (1 if isinstance(doc, dict) else 0)
     return answers
 
@@ -407,16 +424,16 @@ def test_basic(awk):
     assert got[("tool_name",)] == ("s", b"Bash")
     assert got[("tool_input",)] == ("o", b"")
     assert got[("tool_input", "command")] == ("a", b"")
-    assert got[("tool_input", "command", "1")] == ("s", "-l 😀 é\\\\".encode())
+    assert got[("tool_input", "command", "1")] == ("s", b"-l \\ud83d\\ude00 \\u00e9\\\\")
     assert got[("tool_input", "n")] == ("n", b"-1.5e3")
     assert got[("tool_input", "x")] == ("z", b"")
     assert got[("tool_input", "t")] == ("t", b"")
     assert got[("tool_input", "f")] == ("f", b"")
-    assert got[("tool_input", "file_path")] == ("s", b"/x\\b\\f\\n\\r\\t\\u0001\\u007f\xf0\x90\x80\x80\xed\xb0\x80")
+    assert got[("tool_input", "file_path")] == ("s", b"/x\\b\\f\\n\\r\\t\\u0001\\u007f\\ud800\\udc00\\ufffd")
     assert got[("a",)] == ("a", b"")
     assert got[("a", "b")] == ("-", b"")
     assert got[("a", "0")] == ("n", b"2")
-    assert got[("a", "1", "c")] == ("s", b"\xed\xa0\x80x")
+    assert got[("a", "1", "c")] == ("s", b"\\ufffdx")
     assert got[("e",)] == ("o", b"") and got[("ea",)] == ("a", b"")
     assert got[("big",)] == ("n", b"123456789012345678901234567890")
     assert got[("inf",)] == ("n", b"Infinity") and got[("nan",)] == ("n", b"NaN")
@@ -449,7 +466,7 @@ def test_equivalence_any_value(awk, doc, data):
 
 
 LONG_UNITS = ["\\", "a", "é", "😀", "\ud83d", "\ude00\ud83d", '"', "\\u", "\x01\n", "deadBEEF", "\\\\x", "c:\\Users\\",
-              "\t\"", "0", "x" * 8191 + "\\", "u" * 255 + "é"]
+              "\t\"", "0", "0a\n", "x" * 8191 + "\\", "u" * 255 + "é"]
 
 
 @pytest.mark.parametrize("unit", LONG_UNITS, ids=lambda u: repr(u[:12]))
@@ -615,7 +632,7 @@ def test_truncation_never_invents(awk, data):
     for p, (typ, val) in zip(paths, answers, strict=True):
         if typ == "-":
             continue
-        check_answers(awk, full, [p], [(typ, val)])
+        check_answers(awk, full, [p], [(typ, val)], text)
     if text[cut:].strip():
         assert ok == 0
 
@@ -689,7 +706,7 @@ def test_garbage_mutated(awk, data):
     answers, ok = query(awk, raw, paths)
     assert ok == (1 if isinstance(ref, dict) else 0), (text[:300], ref)
     if isinstance(ref, dict):
-        check_answers(awk, ref, paths, answers)
+        check_answers(awk, ref, paths, answers, raw)
 
 
 # 5. j_esc and j_cap
@@ -720,7 +737,47 @@ def test_esc_roundtrip(awk, s):
 def test_esc_bytes(awk, b):
     if not awk.nul:
         b = b.replace(b"\x00", b"")
-    assert run_driver(awk, b, mode="esc") == py_esc(_stdin_form(b))
+    out = run_driver(awk, b, mode="esc")
+    assert out == py_esc(_stdin_form(b))
+    json.loads(b'"' + out + b'"')
+
+
+# bytes that are not UTF-8, or not the shortest form, or a surrogate, or cut short
+ILL_FORMED = [b"\x80", b"\xbf\x80", b"\xc0\xaf", b"\xc1\xbf", b"\xe0\x80\xaf", b"\xe0\x9f\xbf", b"\xed\xa0\x80",
+              b"\xed\xbf\xbf", b"\xf0\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\xfe",
+              b"\xc3", b"\xe6\x97", b"\xf0\x9f\x98", b"\xe6\x97A", b"\xf0\x9f\x98\xc3\xa9", b"\xc3\xc3\xa9",
+              b"\xf4\x8f\xbf\xbf", b"\xef\xbf\xbf", b"\xe0\xa0\x80", b"\xf0\x90\x80\x80"]
+
+
+@pytest.mark.parametrize("bad", ILL_FORMED, ids=lambda b: b.hex())
+def test_esc_ill_formed(awk, bad):
+    """Every byte sequence escapes to plain ASCII that a strict decoder reads, one U+FFFD per
+    maximal ill-formed part (as Python's errors="replace"); the printf %b form likewise."""
+    for b in (bad, b"a" + bad + b"z", bad * 3, b"\xc3\xa9" + bad + b"\\"):
+        out = run_driver(awk, b, mode="esc")
+        assert out == py_esc(b), (b, out)
+        assert out.isascii()
+        assert json.loads(b'"' + out + b'"') == b.decode("utf-8", "replace")
+        pct = run_driver(awk, b, mode="pct")
+        assert pct == py_pct(b) and pct.isascii(), (b, pct)
+
+
+@pytest.mark.parametrize("unit", ["é".encode(), "日本".encode(), "😀x".encode(), b"\x80", b"\xe6\x97", b"\xc3\xa9\xff",
+                                  b"a\xf0\x9f\x98\x80"], ids=lambda u: u.hex())
+def test_esc_long_non_ascii(awk, unit):
+    """Long non-ASCII text is escaped in pieces; no cut falls inside a character."""
+    for n in (8190, 8449, 30_001):
+        b = (unit * (n // len(unit) + 1))[:n]
+        assert run_driver(awk, b, mode="esc") == py_esc(b), n
+        assert run_driver(awk, b, mode="pct") == py_pct(b), n
+
+
+@PROFILE
+@given(b=st.binary(max_size=200))
+def test_pct_bytes(awk, b):
+    if not awk.nul:
+        b = b.replace(b"\x00", b"")
+    assert run_driver(awk, b, mode="pct") == py_pct(_stdin_form(b))
 
 
 def _cap_ref(b: bytes, n: int) -> bytes:

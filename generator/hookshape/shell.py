@@ -32,10 +32,14 @@ def sh_quote(value: object) -> str:
 
 
 def awk_string(value: object) -> str:
-    """An awk string literal that also survives inside a single-quoted sh string."""
+    """An awk string literal that also survives inside a single-quoted sh string, in plain ASCII
+    (other characters as octal escapes of their UTF-8 bytes: yash in the C locale cannot read a
+    script holding other bytes)."""
     text = str(value)
     for old, new in (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\t", "\\t"), ("'", "\\047")):
         text = text.replace(old, new)
+    if not text.isascii():
+        text = "".join(c if c.isascii() else "".join(f"\\{b:03o}" for b in c.encode("utf-8")) for c in text)
     return '"' + text + '"'
 
 

@@ -1,10 +1,14 @@
 # Output dialects: the way of each vendor to add context, block a tool, or keep the agent working.
 # Every function sets EM_out (one JSON object or ""), EM_err (one line for stderr or "") and
-# EM_exit ("0", or "v" for a verdict the shell turns into the block exit code).
+# EM_exit ("0", or "v" for a verdict the shell turns into the block exit code). Both texts are
+# plain ASCII for the shell: the JSON escapes every other character (j_esc), and the stderr line
+# is in printf %b form (j_pct), so what reaches the vendor is always valid UTF-8.
 
 function em_reset() { EM_out = ""; EM_err = ""; EM_exit = "0" }
 
 function em_line(s) { gsub(/[\r\n]+/, " ", s); return s }
+
+function em_errline(s) { return j_pct(em_line(s)) }
 
 function em_context(vend, role, text,    d) {
   em_reset()
@@ -24,14 +28,14 @@ function em_tool_block(vend, reason,    d) {
     EM_out = "{\"hookSpecificOutput\":{\"hookEventName\":\"" j_esc(V_ev[vend, "pre_tool"]) "\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"" j_esc(reason) "\"}}"
   else if (d == "decision-deny" || d == "decision-deny-agy")
     EM_out = "{\"decision\":\"deny\",\"reason\":\"" j_esc(reason) "\"}"
-  else { EM_err = em_line(reason); EM_exit = "v" }
+  else { EM_err = em_errline(reason); EM_exit = "v" }
 }
 
 function em_tool_warn(vend, text,    d) {
   em_reset()
   d = V_twarn[vend]
   if (d == "context") em_context(vend, "pre_tool", text)
-  else if (d == "stderr") EM_err = em_line(text)
+  else if (d == "stderr") EM_err = em_errline(text)
 }
 
 function em_stop_block(vend, reason,    d) {
@@ -40,14 +44,14 @@ function em_stop_block(vend, reason,    d) {
   if (d == "decision-block") EM_out = "{\"decision\":\"block\",\"reason\":\"" j_esc(reason) "\"}"
   else if (d == "decision-deny") EM_out = "{\"decision\":\"deny\",\"reason\":\"" j_esc(reason) "\"}"
   else if (d == "decision-continue") EM_out = "{\"decision\":\"continue\",\"reason\":\"" j_esc(reason) "\"}"
-  else { EM_err = em_line(reason); EM_exit = "v" }
+  else { EM_err = em_errline(reason); EM_exit = "v" }
 }
 
 function em_stop_suggest(vend, text,    d) {
   em_reset()
   d = V_ssuggest[vend]
   if (d == "system-message") EM_out = "{\"systemMessage\":\"" j_esc(text) "\"}"
-  else if (d == "stderr") EM_err = em_line(text)
+  else if (d == "stderr") EM_err = em_errline(text)
 }
 
 # the result protocol: one field per line, in a fixed order, each line prefixed by ":" so an

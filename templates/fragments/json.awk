@@ -62,6 +62,13 @@ function j__init(   i) {
 	J__lead = ""
 	for (i = 192; i < 256; i++)
 		J__lead = J__lead J__chr[i]
+	# non-ASCII bytes: their values, a run of them, and the ASCII between runs
+	for (i = 128; i < 256; i++)
+		J__ord[J__chr[i]] = i
+	J__hi1 = "[" J__cont J__lead "]"
+	J__hirun = J__hi1 "+"
+	J__lorun = "[^" J__cont J__lead "]+"
+	J__fffd = J__chr[239] J__chr[191] J__chr[189]
 	for (i = 0; i < 32; i++)
 		J__en[i] = sprintf("\\u%04x", i)
 	J__en[8] = "\\b"
@@ -70,13 +77,6 @@ function j__init(   i) {
 	J__en[12] = "\\f"
 	J__en[13] = "\\r"
 	J__en[127] = "\\u007f"
-	J__un["b"] = J__chr[8]
-	J__un["t"] = J__chr[9]
-	J__un["n"] = J__chr[10]
-	J__un["f"] = J__chr[12]
-	J__un["r"] = J__chr[13]
-	J__un["\""] = "\""
-	J__un["/"] = "/"
 }
 
 # split(s, A, c) on the single character c, taken literally.  Newlines need
@@ -304,11 +304,11 @@ function j__string(raw,   st) {
 }
 
 # Cut raw, a string body, into pieces of about J__CH bytes.  Each cut is
-# placed before a byte that cannot belong to an escape sequence (not a
-# backslash, escape letter or hex digit), so every piece starts on an escape
-# boundary and can be checked or decoded on its own: gsub then only ever
-# runs on short strings, which keeps it linear in busybox awk too.  Returns
-# the number of pieces, or 0 when no such byte lies near some cut.
+# placed where no escape sequence goes on across it, so every piece starts on
+# an escape boundary and can be checked or decoded on its own: gsub then only
+# ever runs on short strings, which keeps it linear in busybox awk too.
+# Returns the number of pieces, or 0 when no such place lies near some cut
+# (only inside a run of hundreds of backslashes).
 function j__chunks(raw, C,   L, pos, n, w, k, rs, rl) {
 	L = length(raw)
 	pos = 1
@@ -317,11 +317,20 @@ function j__chunks(raw, C,   L, pos, n, w, k, rs, rl) {
 	rl = RLENGTH
 	while (L - pos + 1 > J__CH + 256) {
 		w = substr(raw, pos + J__CH, 256)
-		if (!match(w, /[^\\"\/bfnrtu0-9A-Fa-f]/)) {
+		# before a byte that no escape holds; else before a backslash
+		# that follows another byte (it starts an escape) unless it may
+		# be the second half of a surrogate pair; else before the
+		# seventh of seven bytes that are not backslashes
+		if (match(w, /[^\\"\/bfnrtu0-9A-Fa-f]/))
+			k = J__CH + RSTART - 1
+		else if (match(w, /[^\\]\\([^u]|u[^dD]|u[dD][^c-fC-F])/))
+			k = J__CH + RSTART
+		else if (match(w, /[^\\][^\\][^\\][^\\][^\\][^\\][^\\]/))
+			k = J__CH + RSTART + 5
+		else {
 			n = -1
 			break
 		}
-		k = J__CH + RSTART - 1
 		C[++n] = substr(raw, pos, k)
 		pos += k
 	}
@@ -486,11 +495,10 @@ function j__utf8(cp) {
 
 # Decode the escapes of a raw string body in linear time.  Long strings are
 # cut into pieces (see j__chunks) that are decoded one by one.  In a piece,
-# escaped backslash pairs first become a placeholder control byte (a valid
-# raw string holds no control bytes, and the byte is chosen so that no \u
-# escape in the piece produces it); then every backslash left starts an
-# escape, so the named escapes are plain gsubs and the \u escapes are
-# handled by one split.
+# the escaped backslash pairs become a placeholder byte (or split the piece),
+# so that every backslash left starts an escape: the named escapes are plain
+# gsubs and the \u escapes are handled by one split.  A \u escape of a lone surrogate (one without its
+# partner) decodes to U+FFFD: the bytes it would give are not UTF-8.
 function j__dec(raw,   C, n, i) {
 	if (!index(raw, "\\"))
 		return raw
@@ -499,28 +507,41 @@ function j__dec(raw,   C, n, i) {
 		return j__decgs(raw)
 	n = j__chunks(raw, C)
 	if (n == 0)
-		return j__decslow(raw)
+		return j__decgs(raw)
 	for (i = 1; i <= n; i++)
 		C[i] = j__decgs(C[i])
 	return j__join(C, n, "")
 }
 
-function j__decgs(raw,   r, ph, i, m, B, O, c, b, h, cp, nx) {
-	r = raw
+function j__decgs(raw,   B, m, i, ph) {
+	if (!index(raw, "\\\\"))
+		return j__decpart(raw)
+	# the pairs become a placeholder control byte (a valid raw string holds
+	# none, and none of its \u escapes may give it), else the pairs split it
 	ph = ""
-	if (index(r, "\\\\")) {
-		for (i = 1; i < 32; i++) {
-			if (i == 8 || i == 9 || i == 10 || i == 12 || i == 13)
-				continue
-			if (index(r, J__chr[i]) || index(r, J__en[i]) || index(r, "\\u" toupper(substr(J__en[i], 3))))
-				continue
-			ph = J__chr[i]
-			break
-		}
-		if (ph == "")
-			return j__decslow(raw)
-		gsub(/\\\\/, ph, r)
+	for (i = 1; i < 32; i++) {
+		if (i == 8 || i == 9 || i == 10 || i == 12 || i == 13)
+			continue
+		if (index(raw, J__chr[i]) || index(raw, J__en[i]) || index(raw, "\\u" toupper(substr(J__en[i], 3))))
+			continue
+		ph = J__chr[i]
+		break
 	}
+	if (ph != "") {
+		gsub(/\\\\/, ph, raw)
+		m = j__split(j__decpart(raw), B, ph)
+	} else {
+		m = split(raw, B, /\\\\/)
+		for (i = 1; i <= m; i++)
+			B[i] = j__decpart(B[i])
+	}
+	return j__join(B, m, "\\")
+}
+
+# A part without escaped backslash pairs: every backslash starts an escape.
+function j__decpart(r,   i, m, B, O, c, b, h, cp, nx) {
+	if (!index(r, "\\"))
+		return r
 	if (index(r, "\\n"))
 		gsub(/\\n/, J__chr[10], r)
 	if (index(r, "\\t"))
@@ -535,78 +556,33 @@ function j__decgs(raw,   r, ph, i, m, B, O, c, b, h, cp, nx) {
 		gsub(/\\b/, J__chr[8], r)
 	if (index(r, "\\f"))
 		gsub(/\\f/, J__chr[12], r)
-	if (index(r, "\\")) {
-		# what is left are \u escapes
-		m = j__split(r, B, "\\")
-		c = 1
-		O[1] = B[1]
-		for (i = 2; i <= m; i++) {
-			b = B[i]
-			if (substr(b, 1, 1) != "u") {
-				O[++c] = "\\" b
-				continue
-			}
-			h = substr(b, 2, 4)
-			if (h in J__u8) {
-				O[++c] = J__u8[h] substr(b, 6)
-				continue
-			}
-			cp = j__hex(h)
-			if (cp < 55296 || cp >= 57344) {
-				J__u8[h] = j__utf8(cp)
-				O[++c] = J__u8[h] substr(b, 6)
-				continue
-			}
-			if (cp < 56320 && length(b) == 5 && i < m) {
-				nx = substr(B[i + 1], 1, 5)
-				if (nx ~ /^u[dD][c-fC-F][0-9a-fA-F][0-9a-fA-F]$/) {
-					cp = 65536 + (cp - 55296) * 1024 + j__hex(substr(nx, 2, 4)) - 56320
-					i++
-					b = B[i]
-				}
-			}
-			O[++c] = j__utf8(cp) substr(b, 6)
-		}
-		r = j__join(O, c, "")
-	}
-	if (ph != "") {
-		m = j__split(r, B, ph)
-		r = j__join(B, m, "\\")
-	}
-	return r
-}
-
-# Reference decoder, one escape at a time; used only when no placeholder
-# byte is available.
-function j__decslow(raw,   B, m, O, c, i, b, e, cp, nx) {
-	m = j__split(raw, B, "\\")
+	if (!index(r, "\\"))
+		return r
+	# what is left are \u escapes
+	m = j__split(r, B, "\\")
 	c = 1
 	O[1] = B[1]
 	for (i = 2; i <= m; i++) {
 		b = B[i]
-		if (b == "") {
-			O[++c] = "\\"
-			if (++i <= m)
-				O[++c] = B[i]
+		h = substr(b, 2, 4)
+		if (h in J__u8) {
+			O[++c] = J__u8[h] substr(b, 6)
 			continue
 		}
-		e = substr(b, 1, 1)
-		if (e == "u") {
-			cp = j__hex(substr(b, 2, 4))
-			if (cp >= 55296 && cp < 56320 && length(b) == 5 && i < m) {
-				nx = substr(B[i + 1], 1, 5)
-				if (nx ~ /^u[dD][c-fC-F][0-9a-fA-F][0-9a-fA-F]$/) {
-					cp = 65536 + (cp - 55296) * 1024 + j__hex(substr(nx, 2, 4)) - 56320
-					i++
-					b = B[i]
-				}
-			}
-			O[++c] = j__utf8(cp)
-			O[++c] = substr(b, 6)
-		} else {
-			O[++c] = (e in J__un) ? J__un[e] : e
-			O[++c] = substr(b, 2)
+		cp = j__hex(h)
+		if (cp < 55296 || cp >= 57344) {
+			J__u8[h] = j__utf8(cp)
+			O[++c] = J__u8[h] substr(b, 6)
+			continue
 		}
+		nx = (cp < 56320 && length(b) == 5 && i < m) ? substr(B[i + 1], 1, 5) : ""
+		if (nx ~ /^u[dD][c-fC-F][0-9a-fA-F][0-9a-fA-F]$/) {
+			O[++c] = j__utf8(65536 + (cp - 55296) * 1024 + j__hex(substr(nx, 2, 4)) - 56320)
+			b = B[++i]
+		} else {
+			O[++c] = J__fffd
+		}
+		O[++c] = substr(b, 6)
 	}
 	return j__join(O, c, "")
 }
@@ -626,8 +602,11 @@ function j_str(p) {
 }
 
 # Escape for a JSON string literal: backslash, double quote, bytes below 0x20
-# (named escapes where JSON has them, else \u00XX) and 0x7f.  Other bytes,
-# including UTF-8 sequences, pass through unchanged.
+# (named escapes where JSON has them, else \u00XX) and 0x7f; every other
+# non-ASCII character as \uXXXX (a surrogate pair above U+FFFF), and bytes
+# that are not UTF-8 as \ufffd, one for each maximal ill-formed part as
+# Python decodes with errors="replace".  The result is plain ASCII: a shell
+# that cannot hold other bytes in the C locale (yash) passes it on intact.
 function j_esc(s,   A, n, i) {
 	j__init()
 	if (index(s, "\\")) {
@@ -649,7 +628,144 @@ function j_esc(s,   A, n, i) {
 			s = j__join(A, n, J__en[127])
 		}
 	}
+	if (s ~ J__hi1)
+		s = j__hi(s, "u")
 	return s
+}
+
+# Escape for printf %b on one line: backslash doubled, bytes below 0x20 and
+# 0x7f and every non-ASCII byte as \0ooo; bytes that are not UTF-8 become the
+# bytes of U+FFFD as j_esc says.  Plain ASCII, and printf %b gives back valid
+# UTF-8.
+function j_pct(s,   A, n, i) {
+	j__init()
+	if (index(s, "\\")) {
+		n = j__split(s, A, "\\")
+		s = j__join(A, n, "\\\\")
+	}
+	if (s ~ J__ctl || index(s, J__del) || (J__nul != "" && index(s, J__nul))) {
+		for (i = 0; i < 32; i++)
+			if (J__chr[i] != "" && index(s, J__chr[i])) {
+				n = j__split(s, A, J__chr[i])
+				s = j__join(A, n, sprintf("\\0%03o", i))
+			}
+		if (index(s, J__del)) {
+			n = j__split(s, A, J__del)
+			s = j__join(A, n, "\\0177")
+		}
+	}
+	if (s ~ J__hi1)
+		s = j__hi(s, "o")
+	return s
+}
+
+# Non-ASCII runs of s in ASCII form (how: "u" JSON escapes, "o" octal bytes),
+# in pieces of about J__CH bytes cut where no UTF-8 sequence goes on across
+# the cut (before an ASCII or a lead byte, or after three continuation bytes),
+# so that the regex splits stay linear in busybox awk too.
+function j__hi(s, how,   L, pos, n, C, w, k, rs, rl) {
+	L = length(s)
+	if (L <= J__CH + 256)
+		return j__hipiece(s, how)
+	rs = RSTART
+	rl = RLENGTH
+	pos = 1
+	n = 0
+	while (L - pos + 1 > J__CH + 256) {
+		w = substr(s, pos + J__CH, 256)
+		if (match(w, "[^" J__cont "]"))
+			k = J__CH + RSTART - 1
+		else
+			k = J__CH + 3
+		C[++n] = j__hipiece(substr(s, pos, k), how)
+		pos += k
+	}
+	RSTART = rs
+	RLENGTH = rl
+	C[++n] = j__hipiece(substr(s, pos), how)
+	return j__join(C, n, "")
+}
+
+function j__hipiece(s, how,   A, n, H, m, i, c, O, r) {
+	n = split(s, A, J__hirun)
+	m = split(s, H, J__lorun)
+	O[1] = A[1]
+	c = 1
+	r = 1
+	for (i = 1; i <= m; i++) {
+		if (H[i] == "")
+			continue
+		O[++c] = j__run(H[i], how)
+		O[++c] = A[++r]
+	}
+	return j__join(O, c, "")
+}
+
+# One run of non-ASCII bytes, decoded as UTF-8 the strict way (no overlongs,
+# no surrogates, nothing above U+10FFFF).
+function j__run(h, how,   k, L, i, b, need, lo, hi, cp, j, c, O, n, ok) {
+	k = how h
+	if (k in J__hx)
+		return J__hx[k]
+	L = length(h)
+	n = 0
+	i = 1
+	while (i <= L) {
+		b = J__ord[substr(h, i, 1)]
+		need = 0
+		if (b >= 194 && b <= 244) {
+			lo = 128
+			hi = 191
+			if (b < 224) {
+				need = 1
+				cp = b - 192
+			} else if (b < 240) {
+				need = 2
+				cp = b - 224
+				if (b == 224)
+					lo = 160
+				else if (b == 237)
+					hi = 159
+			} else {
+				need = 3
+				cp = b - 240
+				if (b == 240)
+					lo = 144
+				else if (b == 244)
+					hi = 143
+			}
+		}
+		ok = need > 0
+		for (j = 1; j <= need; j++) {
+			c = J__ord[substr(h, i + j, 1)]
+			if (c < lo || c > hi) {
+				ok = 0
+				break
+			}
+			cp = cp * 64 + c - 128
+			lo = 128
+			hi = 191
+		}
+		if (!ok) {
+			O[++n] = (how == "u") ? "\\ufffd" : "\\0357\\0277\\0275"
+			i += (j > 1) ? j : 1
+			continue
+		}
+		if (how == "o") {
+			for (j = 0; j <= need; j++)
+				O[++n] = sprintf("\\0%03o", J__ord[substr(h, i + j, 1)])
+		} else if (cp < 65536) {
+			O[++n] = sprintf("\\u%04x", cp)
+		} else {
+			cp -= 65536
+			O[++n] = sprintf("\\u%04x\\u%04x", 55296 + int(cp / 1024), 56320 + cp % 1024)
+		}
+		i += need + 1
+	}
+	k = j__join(O, n, "")
+	if (L <= 16)
+		J__hx[how h] = k
+	return k
 }
 
 # At most n bytes of s without splitting a UTF-8 sequence.
