@@ -87,14 +87,12 @@ class Halt(Strict):
     distress_default: RelPath
     cli: Annotated[list[ScriptName], Field(min_length=1)]
     allowed_args: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9-]+$")]]
-    launchers: list[ScriptName]
-    launcher_words: list[ScriptName]
-    launcher_options: list[Annotated[str, Field(pattern=r"^--?[A-Za-z0-9][A-Za-z0-9-]*$")]]
+    shells: list[ScriptName]
+    decoders: list[ScriptName]
+    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)]
     mcp_server: ScriptName
     daemon_names: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9._@-]+$")]]
     daemon_verbs: list[ScriptName]
-    shell_keywords: list[Annotated[str, Field(pattern=r"^[A-Za-z!{]+$")]]
-    command_separators: list[Annotated[str, Field(pattern=r"^-[A-Za-z-]+$")]]
     seen_line: Text
     complied_line: Text
 
