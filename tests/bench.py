@@ -31,6 +31,7 @@ TARGET_GATE_ADDED = 3.0
 TARGET_5MB = 50.0
 TARGET_PROMPT_3000 = 15.0
 TARGET_OVERSHOOT_MS = 50.0
+SLOW_MS = 250.0  # gate.slow_ms of the default spec: three slower calls open the breaker
 
 
 @dataclass
@@ -306,6 +307,35 @@ def gate_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row]:
     return rows
 
 
+def halt_size_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -> list[Row]:
+    """Adversarial shell commands under halt, on every shell of the matrix: each must stay under
+    the gate's slow line (median, in ms; p95 shown), or three such calls would open the breaker and lift the halt."""
+    from shells import MATRIX  # tests/ is this script's folder
+
+    scan_max = 8192
+    tail = " pd start"
+    shapes = {
+        "80 KB x; chain": "x;" * 40_000 + "pd start",
+        "8 KB x; chain": ("x;" * scan_max)[: scan_max - len(tail)] + tail,
+        "8 KB quote word": ('"' * scan_max)[: scan_max - len(tail)] + tail,
+        "8 KB ${ word": ("${" * scan_max)[: scan_max - len(tail)] + tail,
+        "8 KB pd pd ... words": ("pd " * scan_max)[: scan_max - len(tail)] + tail,
+    }
+    halt_env = {**env, "PD_HOOK_PROVIDER": "claude", "PD_HALT_FILE": str(write(tmp / "HALT-sizes", "drill\n"))}
+    rows: list[Row] = []
+    for label, command in shapes.items():
+        ev = write(tmp / "payloads" / f"halt-{len(rows)}.json",
+                   json.dumps({**payload("claude", "shell", "", project), "tool_input": {"command": command}}))
+        for sh in MATRIX:
+            if not sh.available:
+                continue
+            argv = [which(sh.argv[0]), *sh.argv[1:], str(SQUID / "pd-hook-pre-tool")]
+            median, p95 = measure(Case(label, argv, ev, runs=20), halt_env, project)
+            rows.append(Row(f"halt {label} ({sh.name}, ms)", "halt-size", median, p95, median / bare, SLOW_MS,
+                            None, None, median <= SLOW_MS))
+    return rows
+
+
 def table(rows: list[Row], baselines: dict[str, float]) -> str:
     lines = ["baselines (median ms): " + ", ".join(f"{k} {v:.2f}" for k, v in baselines.items()), "",
              f"{'case':52} {'median':>8} {'p95':>8} {'ratio':>7} {'target':>7} {'forks':>5} {'execs':>5}  result"]
@@ -339,6 +369,7 @@ def main() -> int:
             rows.append(Row(case.name, case.group, median, p95, ratio, case.target, forks, execs,
                             None if case.target is None else ratio <= case.target))
         rows += gate_cases(tmp, env, project)
+        rows += halt_size_rows(tmp, env, project, bare)
     report = table(rows, baselines)
     print(report)
     missed = [r.name for r in rows if r.met is False]
