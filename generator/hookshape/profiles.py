@@ -138,6 +138,16 @@ class Payload(_Strict):
     stop_text: list[str]
     turn_marker: str = ""
 
+    @model_validator(mode="after")
+    def _cwd_not_from_tool_args(self) -> Payload:
+        # tool arguments are written by the model: a cwd taken from them would let it move the
+        # dial walk and the joins of relative targets to a directory of its choice
+        inside = [c for c in self.cwd if self.tool_input and (c == self.tool_input or c.startswith(self.tool_input + "."))]
+        if inside:
+            raise ValueError(f"cwd: {', '.join(inside)} is inside tool_input ({self.tool_input}); "
+                             "take the cwd from the vendor's own fields")
+        return self
+
 
 class Fact(_Strict):
     topic: str
