@@ -142,7 +142,8 @@ class Payload(_Strict):
     def _cwd_not_from_tool_args(self) -> Payload:
         # tool arguments are written by the model: a cwd taken from them would let it move the
         # dial walk and the joins of relative targets to a directory of its choice
-        inside = [c for c in self.cwd if self.tool_input and (c == self.tool_input or c.startswith(self.tool_input + "."))]
+        args = self.tool_input
+        inside = [c for c in self.cwd if args and (c == args or c.startswith(args + "."))]
         if inside:
             raise ValueError(f"cwd: {', '.join(inside)} is inside tool_input ({self.tool_input}); "
                              "take the cwd from the vendor's own fields")
