@@ -308,30 +308,44 @@ def gate_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row]:
 
 
 def halt_size_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -> list[Row]:
-    """Adversarial shell commands under halt, on every shell of the matrix: each must stay under
-    the gate's slow line (median, in ms; p95 shown), or three such calls would open the breaker and lift the halt."""
-    from shells import MATRIX  # tests/ is this script's folder
-
-    scan_max = 8192
+    """Adversarial shell commands under halt (the halt scanner) and without it (the protected
+    files scan), on every shell of the matrix: each must stay under the gate's slow line
+    (median, in ms; p95 shown), or three such calls would open the breaker and lift the halt."""
+    cap = 8192
     tail = " pd start"
-    shapes = {
+    halt_shapes = {
         "80 KB x; chain": "x;" * 40_000 + "pd start",
-        "8 KB x; chain": ("x;" * scan_max)[: scan_max - len(tail)] + tail,
-        "8 KB quote word": ('"' * scan_max)[: scan_max - len(tail)] + tail,
-        "8 KB ${ word": ("${" * scan_max)[: scan_max - len(tail)] + tail,
-        "8 KB pd pd ... words": ("pd " * scan_max)[: scan_max - len(tail)] + tail,
+        "8 KB x; chain": ("x;" * cap)[: cap - len(tail)] + tail,
+        "8 KB quote word": ('"' * cap)[: cap - len(tail)] + tail,
+        "8 KB ${ word": ("${" * cap)[: cap - len(tail)] + tail,
+        "8 KB pd pd ... words": ("pd " * cap)[: cap - len(tail)] + tail,
+    }
+    protect_shapes = {
+        "240 KB x; chain": "x;" * 120_000,
+        "8 KB / words": ("/ " * cap)[:cap],
+        "8 KB /a/a path": ("rm " + "/a" * cap)[:cap],
+        "8 KB .. words": ("rm " + ".. " * cap)[:cap],
+        "8 KB > redirections": ("echo >x " * cap)[:cap],
     }
     halt_env = {**env, "PD_HOOK_PROVIDER": "claude", "PD_HALT_FILE": str(write(tmp / "HALT-sizes", "drill\n"))}
+    rows = size_rows(tmp, project, bare, "halt", halt_shapes, halt_env)
+    return rows + size_rows(tmp, project, bare, "protect", protect_shapes, {**env, "PD_HOOK_PROVIDER": "claude"})
+
+
+def size_rows(tmp: Path, project: Path, bare: float, tag: str, shapes: dict[str, str],
+              env: dict[str, str]) -> list[Row]:
+    from shells import MATRIX  # tests/ is this script's folder
+
     rows: list[Row] = []
-    for label, command in shapes.items():
-        ev = write(tmp / "payloads" / f"halt-{len(rows)}.json",
+    for i, (label, command) in enumerate(shapes.items()):
+        ev = write(tmp / "payloads" / f"{tag}-{i}.json",
                    json.dumps({**payload("claude", "shell", "", project), "tool_input": {"command": command}}))
         for sh in MATRIX:
             if not sh.available:
                 continue
             argv = [which(sh.argv[0]), *sh.argv[1:], str(SQUID / "pd-hook-pre-tool")]
-            median, p95 = measure(Case(label, argv, ev, runs=20), halt_env, project)
-            rows.append(Row(f"halt {label} ({sh.name}, ms)", "halt-size", median, p95, median / bare, SLOW_MS,
+            median, p95 = measure(Case(label, argv, ev, runs=20), env, project)
+            rows.append(Row(f"{tag} {label} ({sh.name}, ms)", f"{tag}-size", median, p95, median / bare, SLOW_MS,
                             None, None, median <= SLOW_MS))
     return rows
 

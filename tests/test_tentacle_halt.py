@@ -208,6 +208,8 @@ def test_commands_pass_without_halt(pd: Pd, vendor: str, command: str) -> None:
     (["sudo", "pd", "start"], True),
     (["pd", "--version"], False),
     (["bash", "-lc", "npm test"], False),
+    (["x"] * 20_000 + ["ls"], True),
+    (["setsid", "pd", "start"], True),
 ])
 def test_codex_argv_commands(pd: Pd, argv: list[str], blocked: bool) -> None:
     r = pd.run("pre_tool", p_shell("codex", argv, pd.proj), env=halted(pd, "codex"))

@@ -285,3 +285,18 @@ def test_protect_must_cover_the_control_files(key: str, value: list[str], error:
     data["protect"][key] = value
     with pytest.raises(ValidationError, match=error.replace(".", r"\.")):
         Spec.model_validate(data)
+
+
+@pytest.mark.parametrize(("argv", "blocked"), [
+    (["bash", "-lc", "rm ~/.port-daddy/HALT"], True),
+    (["cat", "~/.port-daddy/HALT"], False),
+    (["x"] * 20_000 + ["rm", "~/.port-daddy/HALT"], True),
+    (["x"] * 20_000 + ["make"], False),
+])
+def test_codex_argv_commands(pd: Pd, argv: list[str], blocked: bool) -> None:
+    default_home(pd)
+    r = pd.run("pre_tool", p_shell("codex", argv, pd.proj), env={**DEFAULT_HOME, "PD_HOOK_PROVIDER": "codex"})
+    if blocked:
+        assert r.json is not None and "PROTECTED" in json.dumps(r.json)
+    else:
+        assert_silent(r)
