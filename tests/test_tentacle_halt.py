@@ -4,9 +4,12 @@ blocks; SEEN / COMPLIED bookkeeping in the distress file."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
+from tests.gatekit import Rig
 from tests.tentaclekit import (
     ISO_RE,
     MCP_TOOL,
@@ -471,3 +474,17 @@ def test_long_commands_pass_without_halt(pd: Pd, vendor: str) -> None:
     r = pd.run("pre_tool", p_shell(vendor, "x;" * 40_000 + "pd start", pd.proj),
                env={"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice"})
     assert_silent(r)
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_80k_chain_through_the_gate_keeps_the_halt(tmp_path: Path, vendor: str) -> None:
+    """Three 80 KB calls through the real gate are verdicts, not failures: the breaker stays
+    shut and a plain `pd start` is still blocked."""
+    rig = Rig(tmp_path)
+    rig.write(SPEC["halt"]["sentinel_default"], REASON + "\n")
+    big = json.dumps(p_shell(vendor, "x;" * 40_000 + "pd start", rig.project))
+    for _ in range(3):
+        res = rig.run("pre_tool", big, vendor=vendor)
+        assert json.loads(res.out) == tool_block(vendor, halt_msg(REASON))
+    res = rig.run("pre_tool", json.dumps(p_shell(vendor, "pd start", rig.project)), vendor=vendor)
+    assert json.loads(res.out) == tool_block(vendor, halt_msg(REASON))
