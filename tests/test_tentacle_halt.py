@@ -488,3 +488,14 @@ def test_80k_chain_through_the_gate_keeps_the_halt(tmp_path: Path, vendor: str) 
         assert json.loads(res.out) == tool_block(vendor, halt_msg(REASON))
     res = rig.run("pre_tool", json.dumps(p_shell(vendor, "pd start", rig.project)), vendor=vendor)
     assert json.loads(res.out) == tool_block(vendor, halt_msg(REASON))
+
+
+@pytest.mark.parametrize("awk", ["busybox-only", "awk=original-awk", "awk=mawk", "awk=gawk"])
+def test_every_shape_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str) -> None:
+    pd.env["PATH"] = awk_paths[awk]
+    env = halted(pd, "claude")
+    for command in [*BLOCKED, "x;" * 40_000 + "pd start"]:
+        r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
+        assert r.json == tool_block("claude", halt_msg(REASON)), command
+    for command in ALLOWED:
+        assert_silent(pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env))

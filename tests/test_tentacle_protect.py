@@ -300,3 +300,17 @@ def test_codex_argv_commands(pd: Pd, argv: list[str], blocked: bool) -> None:
         assert r.json is not None and "PROTECTED" in json.dumps(r.json)
     else:
         assert_silent(r)
+
+
+@pytest.mark.parametrize("awk", ["busybox-only", "awk=original-awk", "awk=mawk", "awk=gawk"])
+def test_every_shape_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str) -> None:
+    pd.env["PATH"] = awk_paths[awk]
+    home = default_home(pd)
+    env = {**DEFAULT_HOME, "PD_HOOK_PROVIDER": "claude"}
+    for command, name in SHELL_BLOCKED:
+        r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
+        assert r.json == tool_block("claude", protect_msg(home / name if name else home)), command
+    for command in SHELL_ALLOWED:
+        assert_silent(pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env))
+    r = pd.run("pre_tool", p_edit("claude", "agent.config.json", pd.proj), env=env)
+    assert r.json == tool_block("claude", protect_msg(pd.proj / "agent.config.json"))
