@@ -314,3 +314,21 @@ def test_every_shape_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str
         assert_silent(pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env))
     r = pd.run("pre_tool", p_edit("claude", "agent.config.json", pd.proj), env=env)
     assert r.json == tool_block("claude", protect_msg(pd.proj / "agent.config.json"))
+
+
+@VEND
+def test_a_long_protected_path_is_echoed_cut(pd: Pd, vendor: str) -> None:
+    cap = SPEC["protect"]["echo_max_bytes"]
+    target = str(pd.home / "squid") + "/" + "\u00e9" * 400 + "/x.json"
+    r = pd.run("pre_tool", p_edit(vendor, target, pd.proj), env={"PD_HOOK_PROVIDER": vendor})
+    shown = target.encode()[:cap].decode("utf-8", "ignore") + "..."
+    assert r.json == tool_block(vendor, protect_msg(shown))
+
+
+@VEND
+@pytest.mark.parametrize("command", [f"D={HOME}; rm $D/HALT", "rm -rf ./build/../bin",
+                                     "cp x /elsewhere/hooks.disabled"])
+def test_under_halt_a_protected_name_is_blocked_wherever_it_points(pd: Pd, vendor: str, command: str) -> None:
+    pd.halt("drill")
+    r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env={"PD_HOOK_PROVIDER": vendor})
+    assert r.json is not None and "PROTECTED" in json.dumps(r.json)

@@ -104,6 +104,7 @@ class Protect(Strict):
     anywhere: list[RelPath]
     readers: list[ScriptName]
     scan_max_bytes: Annotated[int, Field(ge=256, le=65536)]
+    echo_max_bytes: Annotated[int, Field(ge=32, le=4096)]
 
 
 class Stop(Strict):
