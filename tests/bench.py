@@ -36,6 +36,7 @@ TARGET_GATE_ADDED = 3.0
 TARGET_5MB = 50.0
 TARGET_PROMPT_3000 = 15.0
 TARGET_OVERSHOOT_MS = 50.0
+SLOW_MS = 250.0  # gate.slow_ms of the default spec: three slower calls open the breaker
 
 
 @dataclass
@@ -344,6 +345,48 @@ def adversarial_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row
                         str(SQUID / "pd-hook-pre-tool")], stdin, venv, runs=10)
             median, p95 = measure(case, base, project)
             rows.append(Row(case.name, "adversarial", median, p95, median / bare, slow, None, None, median <= slow))
+
+
+def halt_size_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -> list[Row]:
+    """Adversarial shell commands under halt (the halt scanner) and without it (the protected
+    files scan), on every shell of the matrix: each must stay under the gate's slow line
+    (median, in ms; p95 shown), or three such calls would open the breaker and lift the halt."""
+    cap = 8192
+    tail = " pd start"
+    halt_shapes = {
+        "80 KB x; chain": "x;" * 40_000 + "pd start",
+        "8 KB x; chain": ("x;" * cap)[: cap - len(tail)] + tail,
+        "8 KB quote word": ('"' * cap)[: cap - len(tail)] + tail,
+        "8 KB ${ word": ("${" * cap)[: cap - len(tail)] + tail,
+        "8 KB pd pd ... words": ("pd " * cap)[: cap - len(tail)] + tail,
+    }
+    protect_shapes = {
+        "240 KB x; chain": "x;" * 120_000,
+        "8 KB / words": ("/ " * cap)[:cap],
+        "8 KB /a/a path": ("rm " + "/a" * cap)[:cap],
+        "8 KB .. words": ("rm " + ".. " * cap)[:cap],
+        "8 KB > redirections": ("echo >x " * cap)[:cap],
+    }
+    halt_env = {**env, "PD_HOOK_PROVIDER": "claude", "PD_HALT_FILE": str(write(tmp / "HALT-sizes", "drill\n"))}
+    rows = size_rows(tmp, project, bare, "halt", halt_shapes, halt_env)
+    return rows + size_rows(tmp, project, bare, "protect", protect_shapes, {**env, "PD_HOOK_PROVIDER": "claude"})
+
+
+def size_rows(tmp: Path, project: Path, bare: float, tag: str, shapes: dict[str, str],
+              env: dict[str, str]) -> list[Row]:
+    from shells import MATRIX  # tests/ is this script's folder
+
+    rows: list[Row] = []
+    for i, (label, command) in enumerate(shapes.items()):
+        ev = write(tmp / "payloads" / f"{tag}-{i}.json",
+                   json.dumps({**payload("claude", "shell", "", project), "tool_input": {"command": command}}))
+        for sh in MATRIX:
+            if not sh.available:
+                continue
+            argv = [which(sh.argv[0]), *sh.argv[1:], str(SQUID / "pd-hook-pre-tool")]
+            median, p95 = measure(Case(label, argv, ev, runs=20), env, project)
+            rows.append(Row(f"{tag} {label} ({sh.name}, ms)", f"{tag}-size", median, p95, median / bare, SLOW_MS,
+                            None, None, median <= SLOW_MS))
     return rows
 
 
@@ -381,6 +424,7 @@ def main() -> int:
                             None if case.target is None else ratio <= case.target))
         rows += gate_cases(tmp, env, project)
         rows += adversarial_cases(tmp, env, project)
+        rows += halt_size_rows(tmp, env, project, bare)
     report = table(rows, baselines)
     print(report)
     missed = [r.name for r in rows if r.met is False]

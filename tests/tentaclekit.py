@@ -161,6 +161,16 @@ def farms(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return out
 
 
+@pytest.fixture(scope="session")
+def awk_paths(farms: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """PATH values whose tentacle awk is busybox, the one-true-awk, mawk or gawk."""
+    out = {k: v for k, v in farms.items() if k in ("busybox-only", "awk=original-awk", "awk=mawk")}
+    gawk = shutil.which("gawk")
+    if gawk:
+        out["awk=gawk"] = farm(tmp_path_factory.mktemp("gawk"), drop=("jq", "mawk"), swap={"awk": gawk})
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # running
 

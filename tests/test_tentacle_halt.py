@@ -4,13 +4,17 @@ blocks; SEEN / COMPLIED bookkeeping in the distress file."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
+from tests.gatekit import Rig
 from tests.tentaclekit import (
     ISO_RE,
     MCP_TOOL,
     MSG,
+    SPEC,
     VENDORS,
     Pd,
     assert_silent,
@@ -96,6 +100,44 @@ BLOCKED = [
     "brew services restart port-daddy",
     "brew services run port-daddy",
     "ls && brew services start port-daddy",
+    # the harness CLI named as a word anywhere, whatever runs it
+    "setsid pd start",
+    "pd${IFS}start",
+    "pd$IFS'start'",
+    "x=pd; $x start",
+    "x=/usr/local/bin/port-daddy; \"$x\" start",
+    "p${nothing}d start",
+    "exec -a foo pd start",
+    'busybox sh -c "pd start"',
+    'su -c "pd start"',
+    'script -c "pd start" /dev/null',
+    "flock lockfile pd start",
+    "chrt 1 pd start",
+    "taskset 1 pd start",
+    "node $(which pd) start",
+    "ssh localhost pd start",
+    "parallel pd ::: start",
+    "find . -exec pd start \\;",
+    "unshare -r pd start",
+    "pd --version; pd start",
+    "pd --version start",
+    # decoded text into a shell
+    "echo cGQgc3RhcnQ= | base64 -d | sh",
+    "echo cGQgc3RhcnQ= | base64 --decode | bash -s",
+    "echo 706420737461727400 | xxd -r -p | sh",
+    "openssl enc -d -base64 -in x.b64 | sh",
+    "printf '\\x70\\x64 start' | sh",
+    "printf '\\160\\144 start' | dash",
+    'sh -c "$(echo cGQgc3RhcnQ= | base64 -d)"',
+    'eval "$(base64 -d <<< cGQgc3RhcnQ=)"',
+    "$'\\x70\\x64' start",
+    # named as a word, so blocked now (allowed by the launcher scanner before)
+    "ls pd",
+    "echo pd start",
+    "grep -r port-daddy .",
+    "launchctl list | grep port-daddy",
+    "brew services stop port-daddy",
+    "brew info port-daddy",
 ]
 
 ALLOWED = [
@@ -109,22 +151,28 @@ ALLOWED = [
     "sudo pd --help",
     "npx port-daddy --version",
     "npm test",
-    "ls pd",
-    "echo pd start",
-    "grep -r port-daddy .",
     "cat port-daddy.log",
     "pdf2text a.pdf",
     "pdsh -w host uptime",
     "launchctl list",
-    "launchctl list | grep port-daddy",
     "launchctl unload ~/Library/LaunchAgents/com.portdaddy.daemon.plist",
     "launchctl stop com.portdaddy.daemon",
     "launchctl load ~/Library/LaunchAgents/com.other.plist",
-    "brew services stop port-daddy",
     "brew services list",
-    "brew info port-daddy",
     "git commit -m wip",
     "",
+    "ls pd-notes",
+    "echo pd-notes",
+    "git status",
+    "cat README.md",
+    "cat pd.log pd-notes/x",
+    "echo $HOME $IFS",
+    "x=1; echo $x",
+    "base64 -d in.b64 > out.bin",
+    "echo hi | sh",
+    "printf '%s\\n' a | sort",
+    "pd --version | head -1",
+    "echo pd --version",
 ]
 
 
@@ -163,6 +211,8 @@ def test_commands_pass_without_halt(pd: Pd, vendor: str, command: str) -> None:
     (["sudo", "pd", "start"], True),
     (["pd", "--version"], False),
     (["bash", "-lc", "npm test"], False),
+    (["x"] * 20_000 + ["ls"], True),
+    (["setsid", "pd", "start"], True),
 ])
 def test_codex_argv_commands(pd: Pd, argv: list[str], blocked: bool) -> None:
     r = pd.run("pre_tool", p_shell("codex", argv, pd.proj), env=halted(pd, "codex"))
@@ -390,3 +440,62 @@ def test_agy_prompt_under_halt_only_first_invocation(pd: Pd) -> None:
     assert r.json == context("agy", notice(REASON))
     assert_silent(pd.run("prompt", p_prompt("agy", pd.proj, session="c1", invocation=3), env=env))
     assert len(seen_lines(pd)) == 1
+
+
+# -- bounded scan ---------------------------------------------------------------------------------
+
+SCAN_MAX = SPEC["halt"]["scan_max_bytes"]
+
+
+@VEND
+def test_80k_chain_before_the_cli_is_blocked(pd: Pd, vendor: str) -> None:
+    """`x;` 40,000 times then `pd start` (80 KB): blocked, not slow enough to be cut."""
+    r = pd.run("pre_tool", p_shell(vendor, "x;" * 40_000 + "pd start", pd.proj), env=halted(pd, vendor))
+    assert r.json == tool_block(vendor, halt_msg(REASON))
+
+
+@VEND
+@pytest.mark.parametrize("filler", ["x;", "a ", '"', "$(", "x=1 ", "\\"])
+def test_command_at_the_scan_cap(pd: Pd, vendor: str, filler: str) -> None:
+    """Up to scan_max_bytes a command is scanned; one byte more is blocked unscanned."""
+    env = halted(pd, vendor)
+    tail = " pd start"
+    body = (filler * SCAN_MAX)[: SCAN_MAX - len(tail)]
+    r = pd.run("pre_tool", p_shell(vendor, body + tail, pd.proj), env=env)
+    assert r.json == tool_block(vendor, halt_msg(REASON))
+    harmless = ("echo " + "a" * SCAN_MAX)[:SCAN_MAX]
+    assert_silent(pd.run("pre_tool", p_shell(vendor, harmless, pd.proj), env=env))
+    r = pd.run("pre_tool", p_shell(vendor, harmless + "a", pd.proj), env=env)
+    assert r.json == tool_block(vendor, halt_msg(REASON))
+
+
+@VEND
+def test_long_commands_pass_without_halt(pd: Pd, vendor: str) -> None:
+    r = pd.run("pre_tool", p_shell(vendor, "x;" * 40_000 + "pd start", pd.proj),
+               env={"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice"})
+    assert_silent(r)
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_80k_chain_through_the_gate_keeps_the_halt(tmp_path: Path, vendor: str) -> None:
+    """Three 80 KB calls through the real gate are verdicts, not failures: the breaker stays
+    shut and a plain `pd start` is still blocked."""
+    rig = Rig(tmp_path)
+    rig.write(SPEC["halt"]["sentinel_default"], REASON + "\n")
+    big = json.dumps(p_shell(vendor, "x;" * 40_000 + "pd start", rig.project))
+    for _ in range(3):
+        res = rig.run("pre_tool", big, vendor=vendor)
+        assert json.loads(res.out) == tool_block(vendor, halt_msg(REASON))
+    res = rig.run("pre_tool", json.dumps(p_shell(vendor, "pd start", rig.project)), vendor=vendor)
+    assert json.loads(res.out) == tool_block(vendor, halt_msg(REASON))
+
+
+@pytest.mark.parametrize("awk", ["busybox-only", "awk=original-awk", "awk=mawk", "awk=gawk"])
+def test_every_shape_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str) -> None:
+    pd.env["PATH"] = awk_paths[awk]
+    env = halted(pd, "claude")
+    for command in [*BLOCKED, "x;" * 40_000 + "pd start"]:
+        r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
+        assert r.json == tool_block("claude", halt_msg(REASON)), command
+    for command in ALLOWED:
+        assert_silent(pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env))

@@ -214,13 +214,14 @@ def test_nested_file_path_is_not_the_target(pd: Pd) -> None:
     assert r.json == tool_block("claude", block_msg(target, "carol"))
 
 
-def test_agy_cwd_from_args_then_workspace(pd: Pd) -> None:
+def test_agy_cwd_from_the_workspace_never_from_args(pd: Pd) -> None:
+    """toolCall.args.Cwd is written by the model: relative targets join the workspace path."""
     (pd.proj / "sub").mkdir()
     pd.lock(pd.proj / "sub" / "a.ts", "bob")
     pd.lock(pd.proj / "a.ts", "carol")
     with_cwd = p_tool("agy", "write_to_file", {"TargetFile": "a.ts", "Cwd": str(pd.proj / "sub")}, pd.proj)
     r = gate(pd, "agy", with_cwd)
-    assert r.json == tool_block("agy", block_msg(pd.proj / "sub" / "a.ts", "bob"))
+    assert r.json == tool_block("agy", block_msg(pd.proj / "a.ts", "carol"))
     r = gate(pd, "agy", p_tool("agy", "write_to_file", {"TargetFile": "a.ts"}, pd.proj))
     assert r.json == tool_block("agy", block_msg(pd.proj / "a.ts", "carol"))
 

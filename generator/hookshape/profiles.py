@@ -143,6 +143,17 @@ class Payload(_Strict):
     stop_text: list[str]
     turn_marker: str = ""
 
+    @model_validator(mode="after")
+    def _cwd_not_from_tool_args(self) -> Payload:
+        # tool arguments are written by the model: a cwd taken from them would let it move the
+        # dial walk and the joins of relative targets to a directory of its choice
+        args = self.tool_input
+        inside = [c for c in self.cwd if args and (c == args or c.startswith(args + "."))]
+        if inside:
+            raise ValueError(f"cwd: {', '.join(inside)} is inside tool_input ({self.tool_input}); "
+                             "take the cwd from the vendor's own fields")
+        return self
+
 
 class Fact(_Strict):
     topic: str

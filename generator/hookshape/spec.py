@@ -42,18 +42,9 @@ JsonKey = Annotated[str, Field(
 ArgWord = Annotated[str, Field(
     pattern=r"^[A-Za-z0-9-]+$",
     description="a command-line word: letters, digits and '-'")]
-OptionWord = Annotated[str, Field(
-    pattern=r"^--?[A-Za-z0-9][A-Za-z0-9-]*$",
-    description="a command-line option: '-' or '--', then letters, digits and '-'")]
-SeparatorWord = Annotated[str, Field(
-    pattern=r"^-[A-Za-z-]+$",
-    description="a command-line option: '-' then letters and '-'")]
 ProcessName = Annotated[str, Field(
     pattern=r"^[A-Za-z0-9._@-]+$",
     description="a process or service name: letters, digits, '.', '_', '@' and '-'")]
-ShellKeyword = Annotated[str, Field(
-    pattern=r"^[A-Za-z!{]+$",
-    description="a shell keyword: letters, '!' and '{'")]
 Keyword = Annotated[str, Field(
     pattern=r"^[A-Za-z0-9 _-]+$",
     description="letters, digits, spaces, '_' and '-'")]
@@ -141,16 +132,24 @@ class Halt(Strict):
     distress_default: RelPath
     cli: Annotated[list[ScriptName], Field(min_length=1)]
     allowed_args: list[ArgWord]
-    launchers: list[ScriptName]
-    launcher_words: list[ScriptName]
-    launcher_options: list[OptionWord]
+    shells: list[ScriptName]
+    decoders: list[ScriptName]
+    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)]
     mcp_server: ScriptName
     daemon_names: list[ProcessName]
     daemon_verbs: list[ScriptName]
-    shell_keywords: list[ShellKeyword]
-    command_separators: list[SeparatorWord]
     seen_line: Text
     complied_line: Text
+
+
+class Protect(Strict):
+    """Control files the agent's edit and shell tools may not change, move or remove."""
+
+    home: Annotated[list[RelPath], Field(min_length=1)]
+    anywhere: list[RelPath]
+    readers: list[ScriptName]
+    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)]
+    echo_max_bytes: Annotated[int, Field(ge=32, le=4096)]
 
 
 class Stop(Strict):
@@ -208,6 +207,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     "warn": frozenset({"path", "holder"}),
     "block": frozenset({"path", "holder"}),
     "halt_block": frozenset({"reason"}),
+    "protect_block": frozenset({"path"}),
     "breaker_notice": frozenset({"phase", "count", "cooldown_s"}),
     "post_note": frozenset({"tool"}),
 }
@@ -226,6 +226,7 @@ class Messages(Strict):
     block: Text
     unchecked: Text
     halt_block: Text
+    protect_block: Text
     stop_directive: Text
     stop_suggest: Text
     breaker_notice: Text
@@ -276,6 +277,7 @@ class Spec(Strict):
     matrix: Matrix
     dials: Dials
     halt: Halt
+    protect: Protect
     stop: Stop
     prompt: Prompt
     gate: Gate
@@ -293,6 +295,7 @@ class Spec(Strict):
         dup_roles = sorted({r for r in roles if roles.count(r) > 1})
         if dup_roles:
             raise ValueError(f"tentacles: more than one tentacle for role(s) {', '.join(dup_roles)}")
+        self._protect_covers_control_files()
         floor = self.gate.deadline_ms + self.gate.vendor_margin_ms
         for vid, vendor in self.vendors.items():
             if vendor.enabled and vendor.timeout_ms < floor:
@@ -302,6 +305,25 @@ class Spec(Strict):
                     "fires before the vendor kills the hook"
                 )
         return self
+
+    def _protect_covers_control_files(self) -> None:
+        """Every control file of the harness home is in protect.home (or under an entry), and
+        every dial file is in protect.anywhere: the agent must not lift a halt or a lock."""
+        g, h = self.gate, self.halt
+        control = {"halt.sentinel_default": h.sentinel_default, "halt.distress_default": h.distress_default,
+                   "gate.kill_switch_file": g.kill_switch_file, "gate.ready_file": g.ready_file,
+                   "gate.pid_file": g.pid_file, "gate.heartbeat_file": g.heartbeat_file,
+                   "gate.armed_roots_file": g.armed_roots_file, "gate.debug_switch_file": g.debug_switch_file,
+                   "gate.health_dir": g.health_dir, "matrix.file_default": self.matrix.file_default}
+        entries = [e.strip("/") for e in self.protect.home]
+        missing = [key for key, path in control.items()
+                   if not any(path == e or path.startswith(e + "/") for e in entries)]
+        if missing:
+            raise ValueError(f"protect.home: must cover the control file(s) of {', '.join(missing)}")
+        dials = sorted({f for name in ("suggestibility", "sitrep") for f in getattr(self.dials, name).files})
+        loose = [f for f in dials if f not in self.protect.anywhere]
+        if loose:
+            raise ValueError(f"protect.anywhere: must list the dial file(s) {', '.join(loose)}")
 
     def tentacle(self, role: Role) -> Tentacle | None:
         return next((t for t in self.tentacles if t.role == role), None)

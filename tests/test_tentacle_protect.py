@@ -1,0 +1,334 @@
+"""Protected control files ([protect]): the agent's edit tools and shell commands may not change,
+move or remove the harness home's control files or the dial files, at all times; reading them is
+allowed. The dial walk and relative joins take the vendor's own cwd, never a tool argument."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+from tests.tentaclekit import (
+    MSG,
+    SPEC,
+    SPEC_PATH,
+    VENDORS,
+    Pd,
+    assert_silent,
+    block_msg,
+    halt_msg,
+    p_edit,
+    p_shell,
+    p_tool,
+    tool_block,
+)
+
+from hookshape.profiles import ProfileError, builtin_dir, load_profile
+from hookshape.spec import Spec
+
+pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
+
+VEND = pytest.mark.parametrize("vendor", VENDORS)
+HOME = "~/.port-daddy"  # the default home: these commands run with PD_HOME unset
+DEFAULT_HOME = {"PD_HOME": None}
+
+
+def protect_msg(path: str | Path) -> str:
+    return MSG["protect_block"].format(path=path)
+
+
+def default_home(pd: Pd) -> Path:
+    home = pd.root / "userhome" / ".port-daddy"
+    home.mkdir(exist_ok=True)
+    return home
+
+
+# -- edit tools -----------------------------------------------------------------------------------
+
+HOME_FILES = ["HALT", "DISTRESS", "hooks.disabled", "daemon.ready", "daemon.pid", "heartbeat", "matrix.env",
+              "squid/projects", "squid/debug", "squid/health/pd-hook-pre-tool", "bin/pd-hook-pre-tool",
+              "bin/squid/pd-hook-stop"]
+DIAL_FILES = ["agent.config.json", ".portdaddy/suggestibility.json", ".portdaddy/sitrep.json",
+              ".portdaddy/project.json", "deep/sub/agent.config.json"]
+
+
+@VEND
+@pytest.mark.parametrize("name", HOME_FILES)
+@pytest.mark.parametrize("halted", [False, True])
+def test_edit_of_a_home_control_file_is_blocked(pd: Pd, vendor: str, name: str, halted: bool) -> None:
+    if halted:
+        pd.halt("drill")
+    target = pd.home / name
+    r = pd.run("pre_tool", p_edit(vendor, str(target), pd.proj), env={"PD_HOOK_PROVIDER": vendor})
+    assert r.json == tool_block(vendor, protect_msg(target))
+
+
+@VEND
+@pytest.mark.parametrize("name", DIAL_FILES)
+def test_edit_of_a_dial_file_is_blocked(pd: Pd, vendor: str, name: str) -> None:
+    target = pd.proj / name
+    r = pd.run("pre_tool", p_edit(vendor, name, pd.proj), env={"PD_HOOK_PROVIDER": vendor})
+    assert r.json == tool_block(vendor, protect_msg(target))
+
+
+@VEND
+@pytest.mark.parametrize("name", ["src/a.ts", "HALT.md", "notes/agent.config.json.bak", "portdaddy/x.json",
+                                  ".portdaddy/notes.txt"])
+def test_edit_of_other_files_passes(pd: Pd, vendor: str, name: str) -> None:
+    assert_silent(pd.run("pre_tool", p_edit(vendor, name, pd.proj), env={"PD_HOOK_PROVIDER": vendor}))
+
+
+@VEND
+def test_sentinel_and_matrix_moved_by_env_are_protected(pd: Pd, vendor: str) -> None:
+    halt, matrix = pd.root / "ops" / "STOP", pd.root / "ops" / "m.env"
+    halt.parent.mkdir()
+    matrix.write_text("")
+    env = {"PD_HOOK_PROVIDER": vendor, "PD_HALT_FILE": str(halt), "PD_MATRIX_FILE": str(matrix)}
+    for target in (halt, matrix):
+        r = pd.run("pre_tool", p_edit(vendor, str(target), pd.proj), env=env)
+        assert r.json == tool_block(vendor, protect_msg(target))
+
+
+# -- shell commands -------------------------------------------------------------------------------
+
+SHELL_BLOCKED = [
+    (f"rm -f {HOME}/HALT", "HALT"),
+    (f"touch {HOME}/hooks.disabled", "hooks.disabled"),
+    ("rm -f $HOME/.port-daddy/HALT", "HALT"),
+    ("rm ${HOME}/.port-daddy/daemon.ready", "daemon.ready"),
+    ('rm "$HOME/.port-daddy/daemon.pid"', "daemon.pid"),
+    (f"echo 1 > {HOME}/daemon.pid", "daemon.pid"),
+    (f"echo 1>{HOME}/daemon.pid", "daemon.pid"),
+    (f"printf x >> {HOME}/matrix.env", "matrix.env"),
+    (f"mv {HOME}/matrix.env /tmp/m", "matrix.env"),
+    (f"sed -i d {HOME}/matrix.env", "matrix.env"),
+    (f"cp /dev/null {HOME}/squid/projects", "squid/projects"),
+    (f"touch {HOME}/squid/debug", "squid/debug"),
+    (f"ln -sf /dev/null {HOME}/HALT", "HALT"),
+    (f"truncate -s0 {HOME}/HALT", "HALT"),
+    (f"cd /tmp && rm {HOME}/HALT", "HALT"),
+    ('true; rm -f "$HOME/.port-daddy"/HALT', "HALT"),
+    (f"rm -rf {HOME}", ""),
+    (f"rm -rf {HOME}/", ""),
+    (f"rm -rf {HOME}/*", ""),
+    (f"chmod 000 {HOME}/squid", "squid"),
+    (f"cat /dev/null > {HOME}/HALT", "HALT"),
+]
+SHELL_ALLOWED = [
+    f"cat {HOME}/HALT",
+    f"ls -la {HOME}",
+    f"head -1 {HOME}/matrix.env",
+    f"cat {HOME}/HALT > /tmp/copy-of-halt",
+    f"grep LOCK {HOME}/matrix.env | wc -l",
+    "cat agent.config.json",
+    "grep level .portdaddy/sitrep.json",
+    "git status",
+    "rm -rf build",
+    "echo HALT",
+    "touch HALT.md",
+    "npm test",
+    "",
+]
+
+
+@VEND
+@pytest.mark.parametrize(("command", "name"), SHELL_BLOCKED)
+def test_shell_writes_of_home_control_files_are_blocked(pd: Pd, vendor: str, command: str, name: str) -> None:
+    home = default_home(pd)
+    target = home / name if name else home
+    r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env={**DEFAULT_HOME, "PD_HOOK_PROVIDER": vendor})
+    assert r.json == tool_block(vendor, protect_msg(str(target).rstrip("/")))
+
+
+@VEND
+@pytest.mark.parametrize("command", SHELL_ALLOWED)
+def test_shell_reads_pass(pd: Pd, vendor: str, command: str) -> None:
+    default_home(pd)
+    assert_silent(pd.run("pre_tool", p_shell(vendor, command, pd.proj),
+                         env={**DEFAULT_HOME, "PD_HOOK_PROVIDER": vendor}))
+
+
+@VEND
+@pytest.mark.parametrize("command", ['rm -f "$PD_HOME/HALT"', "touch ${PD_HOME}/hooks.disabled",
+                                     "rm HALT", "echo > hooks.disabled", "rm -rf squid"])
+def test_home_env_var_and_cwd_relative(pd: Pd, vendor: str, command: str) -> None:
+    """The home env var names the home; a relative word joins the event's cwd (here the home)."""
+    r = pd.run("pre_tool", p_shell(vendor, command, pd.home), env={"PD_HOOK_PROVIDER": vendor})
+    assert r.json is not None and MSG["protect_block"].split("{path}")[1] in json.dumps(r.json)
+
+
+SHELL_DIALS = [
+    ("echo '{\"suggestibility\":\"advisory\"}' > agent.config.json", "agent.config.json"),
+    ("tee agent.config.json < /tmp/x", "agent.config.json"),
+    ("mv /tmp/x .portdaddy/suggestibility.json", ".portdaddy/suggestibility.json"),
+    ("rm -rf .portdaddy", ".portdaddy"),
+    ("cp /tmp/x sub/agent.config.json", "sub/agent.config.json"),
+]
+
+
+@VEND
+@pytest.mark.parametrize(("command", "name"), SHELL_DIALS)
+def test_shell_writes_of_dial_files_are_blocked(pd: Pd, vendor: str, command: str, name: str) -> None:
+    r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env={"PD_HOOK_PROVIDER": vendor})
+    assert r.json == tool_block(vendor, protect_msg(pd.proj / name))
+
+
+@VEND
+def test_advisory_dial_written_by_the_agent_would_have_lifted_the_lock(pd: Pd, vendor: str) -> None:
+    """The attack of the issue end to end: the write is blocked, so the lock still holds."""
+    (pd.proj / ".portdaddy").mkdir()
+    target = pd.proj / "a.ts"
+    pd.lock(target, "bob")
+    env = {"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice"}
+    cmd = "echo '{\"suggestibility\":\"advisory\"}' > agent.config.json"
+    r = pd.run("pre_tool", p_shell(vendor, cmd, pd.proj), env=env)
+    assert r.json == tool_block(vendor, protect_msg(pd.proj / "agent.config.json"))
+    r = pd.run("pre_tool", p_edit(vendor, str(target), pd.proj), env=env)
+    assert r.json == tool_block(vendor, block_msg(target, "bob"))
+
+
+@VEND
+def test_under_halt_a_relative_control_name_is_blocked_anywhere(pd: Pd, vendor: str) -> None:
+    """A cd earlier in the command may move a relative word into the home: under halt, err
+    toward blocking; outside halt the word joins the event's cwd."""
+    command = f"cd {HOME} && rm HALT"
+    default_home(pd)
+    env = {**DEFAULT_HOME, "PD_HOOK_PROVIDER": vendor}
+    assert_silent(pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=env))
+    (pd.root / "userhome" / ".port-daddy" / "HALT").write_text("drill\n")
+    r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=env)
+    assert r.json == tool_block(vendor, protect_msg("HALT"))
+
+
+@VEND
+def test_halt_block_wins_over_protect(pd: Pd, vendor: str) -> None:
+    pd.halt("drill")
+    r = pd.run("pre_tool", p_shell(vendor, f"pd stop; rm {pd.home}/HALT", pd.proj), env={"PD_HOOK_PROVIDER": vendor})
+    assert r.json == tool_block(vendor, halt_msg("drill"))
+
+
+@VEND
+def test_long_commands_are_checked_for_protected_names(pd: Pd, vendor: str) -> None:
+    cap = SPEC["protect"]["scan_max_bytes"]
+    pad = "x;" * cap
+    env = {"PD_HOOK_PROVIDER": vendor}
+    r = pd.run("pre_tool", p_shell(vendor, pad + f"rm {pd.home}/HALT", pd.proj), env=env)
+    assert r.json == tool_block(vendor, protect_msg("HALT"))
+    assert_silent(pd.run("pre_tool", p_shell(vendor, pad + "make build", pd.proj), env=env))
+
+
+@VEND
+def test_shell_protect_holds_without_halt_and_passes_other_tools(pd: Pd, vendor: str) -> None:
+    r = pd.run("pre_tool", p_tool(vendor, "SomeOtherTool", {"command": f"rm {pd.home}/HALT"}, pd.proj),
+               env={"PD_HOOK_PROVIDER": vendor})
+    assert_silent(r)
+
+
+# -- the cwd is the vendor's, never a tool argument ----------------------------------------------
+
+
+def test_agy_args_cwd_does_not_move_the_dial_walk(pd: Pd) -> None:
+    elsewhere = pd.root / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "agent.config.json").write_text('{"suggestibility":"advisory"}')
+    (pd.proj / ".portdaddy").mkdir()
+    target = pd.proj / "a.ts"
+    pd.lock(target, "bob")
+    args = {"TargetFile": str(target), "CodeContent": "x", "Cwd": str(elsewhere)}
+    r = pd.run("pre_tool", p_tool("agy", "write_to_file", args, pd.proj),
+               env={"PD_HOOK_PROVIDER": "agy", "PD_ACTOR": "alice"})
+    assert r.json == tool_block("agy", block_msg(target, "bob"))
+
+
+def test_a_profile_cwd_inside_tool_input_is_rejected(tmp_path: Path) -> None:
+    src = builtin_dir() / "agy.toml"
+    bad = tmp_path / "agy.toml"
+    shutil.copy(src, bad)
+    text = bad.read_text()
+    line = next(ln for ln in text.splitlines() if ln.startswith("cwd = "))
+    bad.write_text(text.replace(line, 'cwd = ["toolCall.args.Cwd", "workspacePaths.0"]'))
+    with pytest.raises(ProfileError, match="tool_input"):
+        load_profile(bad)
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_builtin_profiles_take_cwd_from_the_vendor(vendor: str) -> None:
+    profile = load_profile(builtin_dir() / f"{vendor}.toml")
+    assert all(not c.startswith(profile.payload.tool_input + ".") for c in profile.payload.cwd)
+
+
+# -- the spec -------------------------------------------------------------------------------------
+
+
+def spec_data() -> dict[str, Any]:
+    return copy.deepcopy(tomllib.loads(SPEC_PATH.read_text()))
+
+
+def test_default_protect_covers_every_control_file() -> None:
+    Spec.model_validate(spec_data())
+
+
+@pytest.mark.parametrize(("key", "value", "error"), [
+    ("home", ["DISTRESS", "hooks.disabled", "daemon.ready", "daemon.pid", "heartbeat", "matrix.env", "squid"],
+     "halt.sentinel_default"),
+    ("home", ["HALT", "DISTRESS", "daemon.ready", "daemon.pid", "heartbeat", "matrix.env", "squid"],
+     "gate.kill_switch_file"),
+    ("anywhere", ["agent.config.json"], ".portdaddy/project.json"),
+])
+def test_protect_must_cover_the_control_files(key: str, value: list[str], error: str) -> None:
+    data = spec_data()
+    data["protect"][key] = value
+    with pytest.raises(ValidationError, match=error.replace(".", r"\.")):
+        Spec.model_validate(data)
+
+
+@pytest.mark.parametrize(("argv", "blocked"), [
+    (["bash", "-lc", "rm ~/.port-daddy/HALT"], True),
+    (["cat", "~/.port-daddy/HALT"], False),
+    (["x"] * 20_000 + ["rm", "~/.port-daddy/HALT"], True),
+    (["x"] * 20_000 + ["make"], False),
+])
+def test_codex_argv_commands(pd: Pd, argv: list[str], blocked: bool) -> None:
+    default_home(pd)
+    r = pd.run("pre_tool", p_shell("codex", argv, pd.proj), env={**DEFAULT_HOME, "PD_HOOK_PROVIDER": "codex"})
+    if blocked:
+        assert r.json is not None and "PROTECTED" in json.dumps(r.json)
+    else:
+        assert_silent(r)
+
+
+@pytest.mark.parametrize("awk", ["busybox-only", "awk=original-awk", "awk=mawk", "awk=gawk"])
+def test_every_shape_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str) -> None:
+    pd.env["PATH"] = awk_paths[awk]
+    home = default_home(pd)
+    env = {**DEFAULT_HOME, "PD_HOOK_PROVIDER": "claude"}
+    for command, name in SHELL_BLOCKED:
+        r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
+        assert r.json == tool_block("claude", protect_msg(home / name if name else home)), command
+    for command in SHELL_ALLOWED:
+        assert_silent(pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env))
+    r = pd.run("pre_tool", p_edit("claude", "agent.config.json", pd.proj), env=env)
+    assert r.json == tool_block("claude", protect_msg(pd.proj / "agent.config.json"))
+
+
+@VEND
+def test_a_long_protected_path_is_echoed_cut(pd: Pd, vendor: str) -> None:
+    cap = SPEC["protect"]["echo_max_bytes"]
+    target = str(pd.home / "squid") + "/" + "\u00e9" * 400 + "/x.json"
+    r = pd.run("pre_tool", p_edit(vendor, target, pd.proj), env={"PD_HOOK_PROVIDER": vendor})
+    shown = target.encode()[:cap].decode("utf-8", "ignore") + "..."
+    assert r.json == tool_block(vendor, protect_msg(shown))
+
+
+@VEND
+@pytest.mark.parametrize("command", [f"D={HOME}; rm $D/HALT", "rm -rf ./build/../bin",
+                                     "cp x /elsewhere/hooks.disabled"])
+def test_under_halt_a_protected_name_is_blocked_wherever_it_points(pd: Pd, vendor: str, command: str) -> None:
+    pd.halt("drill")
+    r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env={"PD_HOOK_PROVIDER": vendor})
+    assert r.json is not None and "PROTECTED" in json.dumps(r.json)
