@@ -5,14 +5,33 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 Role = Literal["prompt", "pre_tool", "post_tool", "stop"]
 ROLES: tuple[Role, ...] = ("prompt", "pre_tool", "post_tool", "stop")
 
+
+
+def _inside(value: object) -> object:
+    """A path key stays inside its base directory (the harness home, or for dial files each
+    directory of the walk): no absolute path, no `..` segment. Checked before the pattern, so
+    the error says which rule the value breaks."""
+    if not isinstance(value, str):
+        return value
+    rest = value[2:] if value.startswith("~/") else value
+    if rest.startswith("/"):
+        raise ValueError(f"{value!r} is an absolute path; a path here is relative and stays inside "
+                         "its base directory")
+    if ".." in rest.split("/"):
+        raise ValueError(f"{value!r} has a '..' segment; a path here is relative and stays inside "
+                         "its base directory")
+    return value
+
+
 EnvName = Annotated[str, Field(pattern=r"^[A-Z_][A-Z0-9_]*$")]
-FileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/ -]*$")]
-RelPath = Annotated[str, Field(pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/-]*$")]
+FileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/ -]*$"), BeforeValidator(_inside)]
+RelPath = Annotated[str, Field(pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/-]*$"), BeforeValidator(_inside)]
+HomePath = Annotated[str, Field(pattern=r"^~/[A-Za-z0-9._/-]+$"), BeforeValidator(_inside)]
 ScriptName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
 PosInt = Annotated[int, Field(gt=0)]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
@@ -27,7 +46,7 @@ class Harness(Strict):
     name: ScriptName
     prefix: Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,11}$")]
     home_env: EnvName
-    home_default: Annotated[str, Field(pattern=r"^~/[A-Za-z0-9._/-]+$")]
+    home_default: HomePath
     tentacle_dir: ScriptName
     state_dir: RelPath
     provider_env: EnvName
