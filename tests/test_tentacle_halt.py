@@ -483,3 +483,32 @@ def test_stop_first_then_a_clean_cycle_complies_once(pd: Pd, vendor: str) -> Non
     pd.run("stop", p_stop(vendor, "done", pd.proj, session="s1"), env=env)
     assert len(seen_lines(pd)) == 1
     assert complied_lines(pd) == [f"control COMPLIED session:s1 provider:{vendor}"]
+
+
+from pathlib import Path  # noqa: E402  (the imports of this block stay with it)
+
+from tests.shells import MATRIX, shell  # noqa: E402
+
+
+@pytest.mark.parametrize("shell_name", [s.name for s in MATRIX])
+def test_seen_from_any_tentacle_in_every_shell(squid: Path, shell_name: str) -> None:
+    import shutil
+    import tempfile
+
+    sh = shell(shell_name)
+    if not sh.available:
+        pytest.fail(f"{shell_name} is not installed")
+    root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))
+    try:
+        pd = Pd(root, squid, sh)
+        env = halted(pd, "claude")
+        pd.run("stop", p_stop("claude", "done", pd.proj, session="s-stop"), env=env)
+        pd.run("pre_tool", p_shell("claude", "npm test", pd.proj, session="s-pre"), env=env)
+        pd.run("post_tool", p_edit("claude", str(pd.proj / "a.py"), pd.proj, session="s-post", post=True), env=env)
+        for session in ("s-stop", "s-pre", "s-post"):
+            pd.run("prompt", p_prompt("claude", pd.proj, session=session), env=env)
+        got = [ln.split(" ts:")[0] for ln in seen_lines(pd)]
+        assert got == [f"control SEEN session:{s} provider:claude" for s in ("s-stop", "s-pre", "s-post")]
+        assert complied_lines(pd) == []
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
