@@ -175,6 +175,8 @@ BAD_SPECS = [
         "must be exactly"),
     Bad("unknown-message-placeholder", unknown_placeholder, r"messages\.warn",
         "unknown placeholder {file}"),
+    Bad("placeholder-holding-a-newline", set_key("messages.warn", "{path} {x\ny}"), r"messages\.warn",
+        "unknown placeholder {x\\ny}"),
     Bad("slow-not-below-deadline", slow_not_below_deadline, r"gate\.slow_ms", "must be below"),
     Bad("env-name-lowercase-harness", set_key("harness.home_env", "pd_home"), r"harness\.home_env",
         "pattern"),

@@ -51,7 +51,7 @@ PIECES = (
     f"\n touch {CANARY}\n",
     "\\", "\\\\", "\\c", "\\n", "\\047", "\\x27", "%s", "%d%n%b", "%", "$1", "${HOME}", "$$",
     "'", '"', "`", "\n", "\r", "\t", "}", "{", "/", "-n", "--", "&&", ";", "|", "#", "=", "*", "?",
-    "é", "\u2028", "\x00", "\x1b[0m",
+    "é", "\u2028", "\x00", "\x1b[0m", "{x\ny}", "{path}", "{reason}",
 )
 HOSTILE = st.lists(st.sampled_from(PIECES), min_size=1, max_size=4).map("".join)
 

@@ -202,7 +202,8 @@ class Messages(Strict):
             for found in _PLACEHOLDER.findall(getattr(self, name)):
                 if found not in allowed:
                     hint = f" (allowed: {', '.join(sorted(allowed))})" if allowed else ""
-                    raise ValueError(f"{name}: unknown placeholder {{{found}}}{hint}")
+                    shown = repr(found)[1:-1]  # one line, whatever the braces hold
+                    raise ValueError(f"{name}: unknown placeholder {{{shown}}}{hint}")
         return self
 
 
