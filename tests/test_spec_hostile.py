@@ -185,9 +185,25 @@ def canaries(root: Path) -> list[Path]:
     return [p for p in root.rglob(f"*{CANARY}*")]
 
 
+def configs_parse(spec: Path, out: Path) -> None:
+    """The whole render: the vendor configs (matchers and all) are valid JSON and TOML."""
+    from hookshape.cli import main
+
+    main(["render", "--spec", str(spec), "--out", str(out)])
+    found = sorted((out / "config").rglob("*.*"))
+    assert found, "no vendor configs rendered"
+    for config in found:
+        text = config.read_text(encoding="utf-8")
+        if config.suffix == ".json":
+            json.loads(text)
+        elif config.suffix == ".toml":
+            tomllib.loads(text)
+
+
 def exercise(spec: Path, work: Path) -> None:
     """Render, parse under dash, then run each tentacle and each gate on its payloads with the
     halt off and on: nothing executes, every run exits 0 or the verdict."""
+    configs_parse(spec, work / "out")
     rig = Rig(work / "rig")  # a readied, armed harness home; its dist/ gets this spec's scripts
     squid = render(rig.dist, spec)
     for script in (*squid.iterdir(), *(p for p in (rig.dist / "bin").iterdir() if p.is_file())):
