@@ -182,12 +182,13 @@ def test_halt(dpd: Pd, vendor: str) -> None:
     env = {"PD_HOOK_PROVIDER": vendor}
     for cmd in ("pd start", "sudo -u x npx port-daddy start", "ls && /opt/bin/pd stop", "echo $(pd status)",
                 "brew services start port-daddy"):
-        r = dpd.run("pre_tool", p_shell(vendor, cmd, dpd.proj), env=env)
+        r = dpd.run("pre_tool", p_shell(vendor, cmd, dpd.proj, session="h1"), env=env)
         assert r.json == tool_block(vendor, halt_msg("drill")), cmd
     for cmd in ("pd --version", "npm test", "launchctl list"):
-        assert_silent(dpd.run("pre_tool", p_shell(vendor, cmd, dpd.proj), env=env))
+        assert_silent(dpd.run("pre_tool", p_shell(vendor, cmd, dpd.proj, session="h1"), env=env))
     r = dpd.run("prompt", p_prompt(vendor, dpd.proj, session="h1"), env=env)
     assert r.json == context(vendor, MSG["halt_header"] + "\ndrill\n" + MSG["halt_body"])
+    # seen once, by the first tentacle of the session (here pre-tool)
     assert re.fullmatch(rf"control SEEN session:h1 provider:{vendor} ts:{ISO_RE}\n", dpd.distress.read_text())
     if vendor != "agy":
         assert_silent(dpd.run("stop", p_stop(vendor, "no table", dpd.proj, session="h1"), env=env))

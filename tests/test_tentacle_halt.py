@@ -499,3 +499,124 @@ def test_every_shape_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str
         assert r.json == tool_block("claude", halt_msg(REASON)), command
     for command in ALLOWED:
         assert_silent(pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env))
+
+
+# --- the listening watch is heard from any tentacle ------------------------------------------
+# A vendor whose prompt event does not fire still records its sessions: whichever tentacle sees
+# a session first under halt appends its SEEN line (once per session); stop with no prompt
+# before it writes SEEN but never COMPLIED.
+
+
+def first_calls(vendor: str, pd: Pd, session: str) -> dict[str, dict[str, object]]:
+    return {
+        "pre_tool": p_shell(vendor, "npm test", pd.proj, session=session),
+        "pre_tool-blocked": p_shell(vendor, "pd start", pd.proj, session=session),
+        "post_tool": p_edit(vendor, str(pd.proj / "a.py"), pd.proj, session=session, post=True),
+        "stop": p_stop(vendor, "done", pd.proj, session=session),
+        "prompt": p_prompt(vendor, pd.proj, session=session),
+    }
+
+
+def role_of(kind: str) -> str:
+    return kind.split("-")[0]
+
+
+@VEND
+@pytest.mark.parametrize("first", ["pre_tool", "pre_tool-blocked", "post_tool", "stop"])
+def test_seen_from_the_first_tentacle_of_a_session(pd: Pd, vendor: str, first: str) -> None:
+    env = halted(pd, vendor)
+    calls = first_calls(vendor, pd, "s-first")
+    pd.run(role_of(first), calls[first], env=env, code=None)
+    lines = seen_lines(pd)
+    assert len(lines) == 1, lines
+    assert re.fullmatch(rf"control SEEN session:s-first provider:{vendor} ts:{ISO_RE}", lines[0]), lines[0]
+    # every later tentacle of the session, the prompt included, adds nothing
+    for kind, payload in calls.items():
+        pd.run(role_of(kind), payload, env=env, code=None)
+    assert seen_lines(pd) == lines
+
+
+@VEND
+def test_stop_without_a_prompt_is_seen_but_never_complied(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    for _ in range(2):
+        assert_silent(pd.run("stop", p_stop(vendor, "done", pd.proj, session="s-stop"), env=env))
+    assert [ln.split(" ts:")[0] for ln in seen_lines(pd)] == [f"control SEEN session:s-stop provider:{vendor}"]
+    assert complied_lines(pd) == []
+
+
+@VEND
+def test_seen_from_pre_tool_with_the_provider_sniffed(pd: Pd, vendor: str) -> None:
+    pd.halt(REASON)
+    assert_silent(pd.run("pre_tool", p_shell(vendor, "npm test", pd.proj, session="s-sniff"), env={}))
+    assert [ln.split(" ts:")[0] for ln in seen_lines(pd)] == [f"control SEEN session:s-sniff provider:{vendor}"]
+
+
+@VEND
+def test_seen_from_post_tool_keeps_the_trail(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    target = pd.proj / "a.py"
+    assert_silent(pd.run("post_tool", p_edit(vendor, str(target), pd.proj, session="s-post", post=True), env=env))
+    assert len(seen_lines(pd)) == 1
+    assert str(target) in pd.matrix.read_text()
+
+
+@VEND
+def test_seen_sessions_apart_and_the_distress_env(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    other = pd.root / "distress.log"
+    env = {**env, "PD_DISTRESS_FILE": str(other)}
+    pd.run("pre_tool", p_shell(vendor, "npm test", pd.proj, session="s1"), env=env)
+    pd.run("stop", p_stop(vendor, "done", pd.proj, session="s2"), env=env)
+    pd.run("post_tool", p_edit(vendor, str(pd.proj / "a.py"), pd.proj, session="s3", post=True), env=env)
+    pd.run("pre_tool", p_shell(vendor, "npm test", pd.proj, session=""), env=env)
+    assert not pd.distress.exists()
+    got = [ln.split(" ts:")[0] for ln in other.read_text().splitlines()]
+    assert got == [f"control SEEN session:s{i} provider:{vendor}" for i in (1, 2, 3)]
+
+
+@VEND
+def test_no_seen_bookkeeping_without_halt(pd: Pd, vendor: str) -> None:
+    env = {"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice"}
+    for kind, payload in first_calls(vendor, pd, "s-calm").items():
+        pd.run(role_of(kind), payload, env=env, code=None)
+    assert not pd.distress.exists()
+    assert not (pd.state / "halt").exists()
+
+
+@VEND
+def test_stop_first_then_a_clean_cycle_complies_once(pd: Pd, vendor: str) -> None:
+    env = halted(pd, vendor)
+    pd.run("stop", p_stop(vendor, "done", pd.proj, session="s1"), env=env)
+    pd.run("prompt", p_prompt(vendor, pd.proj, session="s1"), env=env)
+    pd.run("stop", p_stop(vendor, "done", pd.proj, session="s1"), env=env)
+    assert len(seen_lines(pd)) == 1
+    assert complied_lines(pd) == [f"control COMPLIED session:s1 provider:{vendor}"]
+
+
+
+from tests.shells import MATRIX, shell  # noqa: E402
+
+
+@pytest.mark.parametrize("shell_name", [s.name for s in MATRIX])
+def test_seen_from_any_tentacle_in_every_shell(squid: Path, shell_name: str) -> None:
+    import shutil
+    import tempfile
+
+    sh = shell(shell_name)
+    if not sh.available:
+        pytest.fail(f"{shell_name} is not installed")
+    root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))
+    try:
+        pd = Pd(root, squid, sh)
+        env = halted(pd, "claude")
+        pd.run("stop", p_stop("claude", "done", pd.proj, session="s-stop"), env=env)
+        pd.run("pre_tool", p_shell("claude", "npm test", pd.proj, session="s-pre"), env=env)
+        pd.run("post_tool", p_edit("claude", str(pd.proj / "a.py"), pd.proj, session="s-post", post=True), env=env)
+        for session in ("s-stop", "s-pre", "s-post"):
+            pd.run("prompt", p_prompt("claude", pd.proj, session=session), env=env)
+        got = [ln.split(" ts:")[0] for ln in seen_lines(pd)]
+        assert got == [f"control SEEN session:{s} provider:claude" for s in ("s-stop", "s-pre", "s-post")]
+        assert complied_lines(pd) == []
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

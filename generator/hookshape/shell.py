@@ -27,16 +27,23 @@ def templates_dir() -> Path:
 
 
 def sh_quote(value: object) -> str:
-    """A single-quoted sh word: the value stays data whatever it holds."""
-    return "'" + str(value).replace("'", "'\\''") + "'"
+    """A single-quoted sh word: the value stays data whatever it holds. `$` and backquotes are
+    backslash-escaped between the quotes, so no text that looks like an expansion sits inside
+    single quotes (shellcheck's SC2016 on a message that mentions `$HOME`)."""
+    text = str(value)
+    for old, new in (("'", "'\\''"), ("$", "'\\$'"), ("`", "'\\`'")):
+        text = text.replace(old, new)
+    return "'" + text + "'"
 
 
 def awk_string(value: object) -> str:
-    """An awk string literal that also survives inside a single-quoted sh string, in plain ASCII
-    (other characters as octal escapes of their UTF-8 bytes: yash in the C locale cannot read a
+    """An awk string literal that also survives inside a single-quoted sh string, in plain ASCII:
+    `$` and backquotes as octal escapes (nothing in the quoted program looks like an expansion),
+    other characters as octal escapes of their UTF-8 bytes (yash in the C locale cannot read a
     script holding other bytes)."""
     text = str(value)
-    for old, new in (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\t", "\\t"), ("'", "\\047")):
+    for old, new in (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\t", "\\t"), ("'", "\\047"),
+                     ("$", "\\044"), ("`", "\\140")):
         text = text.replace(old, new)
     if not text.isascii():
         text = "".join(c if c.isascii() else "".join(f"\\{b:03o}" for b in c.encode("utf-8")) for c in text)

@@ -5,10 +5,26 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 Role = Literal["prompt", "pre_tool", "post_tool", "stop"]
 ROLES: tuple[Role, ...] = ("prompt", "pre_tool", "post_tool", "stop")
+
+def _inside(value: object) -> object:
+    """A path key stays inside its base directory (the harness home, or for dial files each
+    directory of the walk): no absolute path, no `..` segment. Checked before the pattern, so
+    the error says which rule the value breaks."""
+    if not isinstance(value, str):
+        return value
+    rest = value[2:] if value.startswith("~/") else value
+    if rest.startswith("/"):
+        raise ValueError(f"{value!r} is an absolute path; a path here is relative and stays inside "
+                         "its base directory")
+    if ".." in rest.split("/"):
+        raise ValueError(f"{value!r} has a '..' segment; a path here is relative and stays inside "
+                         "its base directory")
+    return value
+
 
 # Every constrained string type says what it allows in words (its description): validation
 # errors and the JSON schema show these words, never the regex.
@@ -18,10 +34,11 @@ EnvName = Annotated[str, Field(
 FileName = Annotated[str, Field(
     pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/ -]*$",
     description="a relative file name: letters, digits, '.', '_', '-', '/' and spaces, not "
-                "starting with '/' or a space")]
+                "starting with '/' or a space"), BeforeValidator(_inside)]
 RelPath = Annotated[str, Field(
     pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/-]*$",
-    description="a relative path: letters, digits, '.', '_', '-' and '/', not starting with '/'")]
+    description="a relative path: letters, digits, '.', '_', '-' and '/', not starting with '/'"),
+    BeforeValidator(_inside)]
 ScriptName = Annotated[str, Field(
     pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
     description="a command or file name: letters, digits, '.', '_' and '-', starting with a "
@@ -32,7 +49,8 @@ Prefix = Annotated[str, Field(
                 "letter")]
 HomePath = Annotated[str, Field(
     pattern=r"^~/[A-Za-z0-9._/-]+$",
-    description="a path in the user's home: '~/' then letters, digits, '.', '_', '-' and '/'")]
+    description="a path in the user's home: '~/' then letters, digits, '.', '_', '-' and '/'"),
+    BeforeValidator(_inside)]
 Word = Annotated[str, Field(
     pattern=r"^[a-z][a-z0-9_-]*$",
     description="a lowercase word: a-z, 0-9, '_' and '-', starting with a letter")]
@@ -56,6 +74,10 @@ Alnum = Annotated[str, Field(
     description="letters and digits only")]
 PosInt = Annotated[int, Field(gt=0)]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
+AsciiLine = Annotated[str, Field(
+    pattern=r"^[ -~]{1,200}$",
+    description="one line of printable ASCII, 1 to 200 characters (it is written into the "
+                "distress file as it is)")]
 
 
 class Strict(BaseModel):
@@ -138,8 +160,8 @@ class Halt(Strict):
     mcp_server: ScriptName
     daemon_names: list[ProcessName]
     daemon_verbs: list[ScriptName]
-    seen_line: Text
-    complied_line: Text
+    seen_line: AsciiLine
+    complied_line: AsciiLine
 
 
 class Protect(Strict):
@@ -239,7 +261,8 @@ class Messages(Strict):
             for found in _PLACEHOLDER.findall(getattr(self, name)):
                 if found not in allowed:
                     hint = f" (allowed: {', '.join(sorted(allowed))})" if allowed else ""
-                    raise ValueError(f"{name}: unknown placeholder {{{found}}}{hint}")
+                    shown = repr(found)[1:-1]  # one line, whatever the braces hold
+                    raise ValueError(f"{name}: unknown placeholder {{{shown}}}{hint}")
         return self
 
 
