@@ -87,3 +87,13 @@ def py_pct(b: bytes) -> bytes:
         else:
             out.append(bytes([c]))
     return b"".join(out)
+
+
+def py_cap(b: bytes, n: int) -> bytes:
+    """j_cap: at most n bytes of b, never inside a UTF-8 character."""
+    if len(b) <= n:
+        return b
+    k = n
+    while k > 0 and (b[k] & 0xC0) == 0x80:
+        k -= 1
+    return b[:k]

@@ -13,8 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.conformance.kit import EVENTS, MSG, SPEC
-from tests.jsonref import ABSENT, lookup
+from tests.jsonref import ABSENT, lookup, py_cap
 from tests.tentaclekit import CODEX_BLANKS, suffix
+
+CAPS = SPEC["matrix"]
+PROTECT = SPEC["protect"]
 
 ACTOR = "alice"
 OTHER = "bob"
@@ -67,7 +70,7 @@ VENDOR: dict[str, Shape] = {
     "agy": Shape(tool=("toolCall", "name"), tool_input=("toolCall", "args"),
                  edit=frozenset({"write_to_file", "replace_file_content", "multi_replace_file_content"}),
                  path_fields=("TargetFile", "AbsolutePath"),
-                 cwd=(("toolCall", "args", "Cwd"), ("workspacePaths", "0")), session=(("conversationId",),),
+                 cwd=(("workspacePaths", "0"),), session=(("conversationId",),),
                  turn=("invocationNum",), context_roles=frozenset({"prompt"}), context="inject",
                  block="decision-deny", warn="none", stop_block=None, stop_suggest="none"),
 }
@@ -206,24 +209,88 @@ def lock_matrix(paths: list[str], holder: str, extra: str = "") -> str:
     return extra + "".join(f'{LOCK}{suffix(p)}="{holder}"\n' for p in paths)
 
 
-def pre_tool(vendor: str, doc: Any, locks: dict[str, str], dial: str = "enforce") -> Expect:
-    """locks: lock suffix -> holder, as the matrix file states them."""
+def _bytes(s: str) -> bytes:
+    return s.encode("utf-8", "surrogatepass")
+
+
+def _text(b: bytes) -> str:
+    return b.decode("utf-8", "surrogatepass")
+
+
+def checked(ts: list[str]) -> tuple[list[str], bool]:
+    """The targets the gate checks (at most matrix.targets_max, each at most matrix.path_max
+    bytes) and whether one was left unchecked (the oversize rule)."""
+    out: list[str] = []
+    over = False
+    for t in ts:
+        if len(out) >= CAPS["targets_max"] or len(_bytes(t)) > CAPS["path_max"]:
+            over = True
+            continue
+        out.append(t)
+    return out, over
+
+
+def _capped(template: str, hits: list[tuple[str, str]]) -> str:
+    """One message line per hit while the text is under reason_max, holders capped at
+    holder_max, the whole cut to reason_max (all in bytes, never inside a UTF-8 character)."""
+    text = b""
+    for t, h in hits:
+        if len(text) >= CAPS["reason_max"]:
+            break
+        holder = _text(py_cap(_bytes(h), CAPS["holder_max"]))
+        text += (b"\n" if text else b"") + _bytes(template.format(path=t, holder=holder))
+    return _text(py_cap(text, CAPS["reason_max"]))
+
+
+def protected(t: str, home: str | None) -> bool:
+    """A control file of the harness ([protect]): a home entry, anything in it, any directory
+    above it (/ is above every home), or a dial file's tail in any directory."""
+    if t == "/" or any(t.endswith("/" + tail) for tail in PROTECT["anywhere"]):
+        return True
+    for entry in PROTECT["home"] if home else []:
+        full = f"{home}/{entry}"
+        if t == full or t.startswith(full + "/") or full.startswith(t.rstrip("/") + "/"):
+            return True
+    return False
+
+
+def echo(t: str) -> str:
+    """pr_echo: a protected path in a message, at most echo_max_bytes (then cut before its last
+    character and marked with ...)."""
+    b = _bytes(t)
+    if len(b) <= PROTECT["echo_max_bytes"]:
+        return t
+    return _text(re.sub(rb"[\xc0-\xff][\x80-\xbf]*$", b"", b[: PROTECT["echo_max_bytes"]])) + "..."
+
+
+def pre_tool(vendor: str, doc: Any, locks: dict[str, str], dial: str = "enforce",
+             home: str | None = None) -> Expect:
+    """locks: lock suffix -> holder, as the matrix file states them; home: the harness home
+    (its control files are protected whatever the dial)."""
+    ts, over = checked(targets(vendor, doc))
+    hit = next((t for t in ts if protected(t, home)), None)
+    if hit is not None:
+        return Expect(out=block_answer(vendor, MSG["protect_block"].format(path=echo(hit))), verdict="block")
     hits = []
-    for t in targets(vendor, doc):
+    for t in ts:
         holder = locks.get(suffix(t), "")
         if holder and holder != ACTOR:
             hits.append((t, holder))
-    if not hits or dial == "advisory":
+    if hits:
+        reason, warn = _capped(MSG["block"], hits), _capped(MSG["warn"], hits)
+    elif over and any(h != ACTOR for h in locks.values()):
+        reason = warn = MSG["unchecked"]
+    else:
+        return Expect()
+    if dial == "advisory":
         return Expect()
     if dial == "warn":
-        text = "\n".join(MSG["warn"].format(path=t, holder=h) for t, h in hits)
         mode = VENDOR[vendor].warn
         if mode == "context":
-            return Expect(out=context_answer(vendor, "pre_tool", text), verdict="warn")
+            return Expect(out=context_answer(vendor, "pre_tool", warn), verdict="warn")
         if mode == "stderr":
-            return Expect(err=one_line(text) + "\n", verdict="warn")
+            return Expect(err=one_line(warn) + "\n", verdict="warn")
         return Expect()
-    reason = "\n".join(MSG["block"].format(path=t, holder=h) for t, h in hits)
     return Expect(out=block_answer(vendor, reason), verdict="block")
 
 

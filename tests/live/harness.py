@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +30,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.tentaclekit import suffix  # the one copy of the lock key rule (README, "Lock keys")
 
 from . import runner
 from .mock.server import MockServer, Script
@@ -43,7 +44,6 @@ HOME_ENV = "PD_HOME"
 ACTOR_ENV = "PD_ACTOR"
 LOCK_PREFIX = "PD_LOCK_"
 ALERT_PREFIX = "PD_ALERT_"
-SUFFIX_MAX = 80
 TENTACLES = ("pd-hook-prompt", "pd-hook-pre-tool", "pd-hook-stop")  # registered ones
 DEADLINE_MS = 1000
 VENDOR_TIMEOUT_MS = 5000  # [vendors.*].timeout_ms
@@ -61,12 +61,6 @@ EVENTS = {
 # A final text that satisfies the stop hook (mentions SITREP, has a table line), so a
 # scenario about something else is not continued by the stop hook.
 SITREP_TEXT = f"MOCK_DONE_1\n\nSITREP\n{SITREP_HEADER}\n|---|---|---|---|---|\n| none | Agent | done | - | - |"
-
-
-def suffix(path: str) -> str:
-    """PD_LOCK_<SUFFIX> of a path (CONTRACTS Part 2): runs of non-alphanumerics -> `_`,
-    trimmed, upper-cased, cut to 80 characters."""
-    return re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_").upper()[:SUFFIX_MAX]
 
 
 def lock_line(path: str, actor: str) -> str:
