@@ -334,6 +334,9 @@ def adversarial_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row
         "path after the stdin cap": ev("late", "claude", {"content": "z" * (300 * 1024), "file_path": target}),
         "8,000-file patch": ev("many", "codex", {"command": patch}),
         "path behind 20,000 levels": (deep, {"PD_HOOK_PROVIDER": "claude"}),
+        "path behind 125,000 numbers": ev("numbers", "claude", {"x": [1] * 125_000, "file_path": target}),
+        "path behind 60,000 strings": ev("strings", "claude", {"x": [""] * 60_000, "file_path": target}),
+        "path behind 85,000 empty objects": ev("objects", "claude", {"x": [{}] * 85_000, "file_path": target}),
     }
     rows: list[Row] = []
     bare = measure(Case("bare", [which("dash"), "-c", ":"], runs=100), base, project)[0]
@@ -353,14 +356,15 @@ def halt_size_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -
     (median, in ms; p95 shown), or three such calls would open the breaker and lift the halt."""
     cap = 8192
     tail = " pd start"
-    halt_shapes = {
+    halt_shapes: dict[str, str | list[str]] = {
+        "60,000-word argv": ["x"] * 60_000 + ["pd", "start"],
         "80 KB x; chain": "x;" * 40_000 + "pd start",
         "8 KB x; chain": ("x;" * cap)[: cap - len(tail)] + tail,
         "8 KB quote word": ('"' * cap)[: cap - len(tail)] + tail,
         "8 KB ${ word": ("${" * cap)[: cap - len(tail)] + tail,
         "8 KB pd pd ... words": ("pd " * cap)[: cap - len(tail)] + tail,
     }
-    protect_shapes = {
+    protect_shapes: dict[str, str | list[str]] = {
         "240 KB x; chain": "x;" * 120_000,
         "8 KB / words": ("/ " * cap)[:cap],
         "8 KB /a/a path": ("rm " + "/a" * cap)[:cap],
@@ -372,7 +376,7 @@ def halt_size_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -
     return rows + size_rows(tmp, project, bare, "protect", protect_shapes, {**env, "PD_HOOK_PROVIDER": "claude"})
 
 
-def size_rows(tmp: Path, project: Path, bare: float, tag: str, shapes: dict[str, str],
+def size_rows(tmp: Path, project: Path, bare: float, tag: str, shapes: dict[str, str | list[str]],
               env: dict[str, str]) -> list[Row]:
     from shells import MATRIX  # tests/ is this script's folder
 

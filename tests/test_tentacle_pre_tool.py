@@ -578,6 +578,54 @@ def test_reason_is_capped(pd: Pd, vendor: str) -> None:
     assert len(reason.encode()) <= MAX["reason_max"]
 
 
+VALUES_MAX = SPEC["harness"]["json_max_values"]
+MANY = {"numbers": [1], "strings": ["x"], "arrays": [[]], "objects": [{}]}
+
+
+@VEND
+@pytest.mark.parametrize("kind", MANY)
+def test_path_behind_many_values_is_blocked_as_unchecked(pd: Pd, vendor: str, kind: str) -> None:
+    """A path after more than json_max_values tiny values (each one awk statement) is unseen:
+    the event counts as cut, and the oversize rule applies."""
+    target = pd.proj / "src" / "a.py"
+    pd.lock(target, "bob")
+    tool, field, _body = FIELDS[vendor]
+    payload = p_tool(vendor, tool, {"x": MANY[kind] * VALUES_MAX, field: str(target)}, pd.proj)
+    assert len(json.dumps(payload)) < SPEC["harness"]["stdin_max_bytes"]
+    assert gate(pd, vendor, payload).json == tool_block(vendor, UNCHECKED)
+
+
+@VEND
+def test_path_before_many_values_keeps_its_lock_reason(pd: Pd, vendor: str) -> None:
+    target = pd.proj / "src" / "a.py"
+    tool, field, _body = FIELDS[vendor]
+    payload = p_tool(vendor, tool, {field: str(target), "x": [1] * VALUES_MAX}, pd.proj)
+    pd.lock(pd.proj / "src" / "other.py", "bob")
+    assert_silent(gate(pd, vendor, payload))
+    pd.lock(target, "bob")
+    assert gate(pd, vendor, payload).json == tool_block(vendor, block_msg(target, "bob"))
+
+
+def test_values_just_under_the_bound_are_read(pd: Pd) -> None:
+    """json_max_values counts the values of the whole event: a path after fewer is checked."""
+    target = pd.proj / "src" / "a.py"
+    pd.lock(target, "bob")
+    payload = p_tool("claude", "Write", {"x": [1] * (VALUES_MAX - 20), "file_path": str(target)}, pd.proj)
+    assert gate(pd, "claude", payload).json == tool_block("claude", block_msg(target, "bob"))
+
+
+def test_duplicate_container_keys_count_against_the_bound(pd: Pd) -> None:
+    """A repeated key drops the subtree of the value it replaces; that scan is work too, so
+    thousands of distinct keys and then thousands of repeats end at the bound, not in seconds."""
+    target = pd.proj / "src" / "a.py"
+    pd.lock(target, "bob")
+    keys = ",".join(f'"k{i}":0' for i in range(VALUES_MAX // 2))
+    dups = ",".join(['"d":{}'] * (VALUES_MAX // 2))
+    doc = json.dumps(p_tool("claude", "Write", {"file_path": "@"}, pd.proj))
+    text = doc.replace('{"file_path": "@"}', "{" + keys + "," + dups + ',"file_path":"' + str(target) + '"}')
+    assert gate(pd, "claude", text).json == tool_block("claude", UNCHECKED)
+
+
 def test_too_many_targets_is_unchecked(pd: Pd) -> None:
     pd.lock(pd.proj / "zz.py", "bob")
     names = [f"f{i}.py" for i in range(MAX["targets_max"] + 1)]
@@ -603,6 +651,8 @@ def test_adversarial_sizes_every_shell(squid: Path, shell: Shell) -> None:
         assert r.json == tool_block("claude", UNCHECKED)
         r = gate(pd, "gemini", late_path("gemini", str(target), pd.proj, "z" * (300 * 1024)))
         assert r.json == tool_block("gemini", UNCHECKED)
+        r = gate(pd, "agy", p_tool("agy", "write_to_file", {"x": [1] * VALUES_MAX, "TargetFile": str(target)}, pd.proj))
+        assert r.json == tool_block("agy", UNCHECKED)
         names = [f"{'d' * 200}/f{i}.py" for i in range(40)]
         for n in names:
             pd.lock(pd.proj / n, "bob")

@@ -96,6 +96,10 @@ class Harness(Strict):
     actor_env: EnvName
     shell_env: EnvName
     stdin_max_bytes: Annotated[int, Field(ge=4096, le=16 * 1024 * 1024)]
+    json_max_values: Annotated[int, Field(
+        ge=256, le=1_000_000,
+        description="values a tentacle reads from one event; past it the event counts as cut "
+                    "(the oversize rule), so many tiny values cannot buy parse time")] = 8192
     session_key_max: Annotated[int, Field(ge=8, le=200)]
     awk_prefer: Annotated[list[ScriptName], Field(max_length=8)]
 

@@ -16,6 +16,10 @@
 #   j_esc(s)         escape bytes for use inside a JSON string literal.
 #   j_cap(s, n)      cut s to at most n bytes, never inside a UTF-8 character.
 #   j_readfile(f)    whole file as a string ("" when it cannot be opened).
+#   J_max            set by the caller: j_parse stores at most this many values
+#                    (0 or unset: no bound); past it the parse stops as invalid
+#                    and sets J_full, so an agent cannot buy parse time with a
+#                    payload of many tiny values.
 #
 # Types in J_type: s string, n number, t true, f false, z null, o object,
 # a array.  J_raw holds the still-escaped text between the quotes of a string
@@ -126,6 +130,8 @@ function j_parse(s,   P, n, k, j, pos, spos, seg, len, raw) {
 	J__st = "V"
 	J__err = 0
 	J__obj = 0
+	J__nv = 0
+	J_full = 0
 	n = j__split(s, P, "\"")
 	if (n < 1)
 		return 0
@@ -420,12 +426,20 @@ function j__slot(   d, k) {
 # Store a value at p.  A duplicate key replaces the earlier value and drops
 # its whole subtree, as Python does (the last one wins).
 function j__set(p, t, raw,   k, L, m, i, pre) {
-	if (p in J_type) {
+	if (J_max && ++J__nv > J_max) {
+		J_full = 1
+		J__err = 1
+		return
+	}
+	# only a container has a subtree; the scan of it counts against the bound
+	if (p in J_type && (J_type[p] == "o" || J_type[p] == "a")) {
 		pre = p SUBSEP
 		m = 0
-		for (k in J_type)
+		for (k in J_type) {
+			J__nv++
 			if (index(k, pre) == 1)
 				L[++m] = k
+		}
 		for (i = 1; i <= m; i++) {
 			delete J_type[L[i]]
 			delete J_raw[L[i]]
