@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tests.shells import DIST, MATRIX, ROOT, Result, Shell, run, shell
 
-from hookshape import health
+from hookshape import health, outputs
 from hookshape.loader import load
 from hookshape.profiles import Profile
 
@@ -71,15 +71,9 @@ def notice_text(role: str, count: int, cooldown_ms: int) -> str:
 def notice_json(vendor: str, role: str, count: int, cooldown_ms: int) -> dict[str, object] | None:
     """The notice a vendor's context channel gets for this role, or None when it has none."""
     profile = PROFILES[vendor]
-    event = profile.events.of(role)  # type: ignore[arg-type]
-    if not event or role not in profile.dialect.context_roles:
+    if not profile.events.of(role):  # type: ignore[arg-type]
         return None
-    text = notice_text(role, count, cooldown_ms)
-    if profile.dialect.context == "hso":
-        return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    if profile.dialect.context == "inject-steps":
-        return {"injectSteps": [{"ephemeralMessage": text}]}
-    return None
+    return outputs.stdout_object(profile, "context", notice_text(role, count, cooldown_ms), role)
 
 
 @dataclass

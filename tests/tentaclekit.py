@@ -31,6 +31,9 @@ from typing import Any
 import pytest
 from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell
 
+from hookshape import outputs
+from hookshape.profiles import load_profiles
+
 __all__ = ["CORE", "FIXTURES", "VENDORS"]
 
 SPEC_PATH = ROOT / "hookshape.toml"
@@ -51,11 +54,11 @@ SITREP_CONTRACT = MSG["sitrep_contract"] + "\n" + HEADER
 STOP_DIRECTIVE = MSG["stop_directive"] + "\n" + HEADER
 STOP_SUGGEST = MSG["stop_suggest"] + "\n" + HEADER
 
-PROMPT_EVENT = {"claude": "UserPromptSubmit", "gemini": "BeforeAgent", "codex": "UserPromptSubmit",
-                "agy": "PreInvocation"}
-PRE_EVENT = {"claude": "PreToolUse", "gemini": "BeforeTool", "codex": "PreToolUse", "agy": "PreToolUse"}
-POST_EVENT = {"claude": "PostToolUse", "gemini": "AfterTool", "codex": "PostToolUse", "agy": "PostToolUse"}
-STOP_EVENT = {"claude": "Stop", "gemini": "AfterAgent", "codex": "Stop", "agy": "Stop"}
+PROFILES = load_profiles()
+PROMPT_EVENT = {v: p.events.prompt for v, p in PROFILES.items()}
+PRE_EVENT = {v: p.events.pre_tool for v, p in PROFILES.items()}
+POST_EVENT = {v: p.events.post_tool for v, p in PROFILES.items()}
+STOP_EVENT = {v: p.events.stop for v, p in PROFILES.items()}
 EDIT_TOOL = {"claude": "Write", "gemini": "write_file", "codex": "apply_patch", "agy": "write_to_file"}
 SHELL_TOOL = {"claude": "Bash", "gemini": "run_shell_command", "codex": "Bash", "agy": "run_command"}
 MCP_TOOL = {"claude": "mcp__port-daddy__lock", "codex": "mcp__port-daddy__lock",
@@ -502,42 +505,40 @@ def halt_msg(reason: str) -> str:
     return MSG["halt_block"].format(reason=reason)
 
 
-def tool_block(vendor: str, reason: str) -> dict[str, Any]:
-    if vendor in ("claude", "codex"):
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                       "permissionDecisionReason": reason}}
-    return {"decision": "deny", "reason": reason}
+# the answers each vendor gives, from its profile's [output] (hookshape.outputs reads them)
+
+def tool_block(vendor: str, reason: str) -> dict[str, Any] | None:
+    return outputs.stdout_object(PROFILES[vendor], "deny", reason, "pre_tool")
 
 
-def context(vendor: str, text: str, role: str = "prompt") -> dict[str, Any]:
-    if vendor == "agy":
-        return {"injectSteps": [{"ephemeralMessage": text}]}
-    event = (PROMPT_EVENT if role == "prompt" else PRE_EVENT)[vendor]
-    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+def context(vendor: str, text: str, role: str = "prompt") -> dict[str, Any] | None:
+    return outputs.stdout_object(PROFILES[vendor], "context", text, role)
 
 
 def stop_block(vendor: str) -> dict[str, Any] | None:
-    if vendor == "agy":
+    """The stop answer, or None where the stop tentacle only observes (a counter-guarded vendor
+    under stop.counter_mode = observe)."""
+    p = PROFILES[vendor]
+    if p.output.stop_guard == "counter" and SPEC["stop"]["counter_mode"] == "observe":
         return None
-    return {"decision": "deny" if vendor == "gemini" else "block", "reason": STOP_DIRECTIVE}
+    return outputs.stdout_object(p, "stop", STOP_DIRECTIVE, "stop")
 
 
 def stop_suggest(vendor: str) -> dict[str, Any] | None:
-    if vendor in ("claude", "gemini"):
-        return {"systemMessage": STOP_SUGGEST}
-    return None
+    return outputs.stdout_object(PROFILES[vendor], "suggest", STOP_SUGGEST, "stop")
 
 
 def assert_warn(vendor: str, r: Run, text: str) -> None:
-    """warn: Claude/Gemini context JSON; Codex the text on stderr, nothing on stdout; agy nothing."""
+    """warn: the vendor's warn answer (context JSON, the text on stderr, or nothing)."""
     assert r.code == 0
-    if vendor in ("claude", "gemini"):
-        assert r.json == context(vendor, text, role="pre_tool")
-    elif vendor == "codex":
+    p = PROFILES[vendor]
+    if outputs.on_stderr(p, "warn", "pre_tool"):
         assert r.out == b""
         assert r.stderr == text + "\n"
     else:
-        assert r.out == b"" and r.err == b""
+        want = outputs.stdout_object(p, "warn", text, "pre_tool")
+        assert (r.json if want is not None else r.out) == (want if want is not None else b"")
+        assert r.err == b""
 
 
 def assert_silent(r: Run) -> None:

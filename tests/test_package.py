@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from tests.tentaclekit import suffix
 
-from hookshape import __version__
+from hookshape import __version__, outputs
 from hookshape.loader import Loaded, load
 from hookshape.packaging import DEFAULT_EPOCH, top_name
 from hookshape.plan import build
@@ -299,17 +299,14 @@ def test_installed_gate_blocks_a_locked_write(installed: Installed, vendor: str)
     name, _ = WRITES[vendor]
     proc = installed.run(vendor, "pre_tool", installed.payload(vendor, name))
     why = f"exit {proc.returncode}\nstdout {proc.stdout!r}\nstderr {proc.stderr!r}"
-    dialect = installed.loaded.profiles[vendor].dialect.tool_block
-    if dialect == "exit2-stderr":
+    profile = installed.loaded.profiles[vendor]
+    if outputs.on_stderr(profile, "deny", "pre_tool"):
         assert proc.returncode == 2 and f"locked by {HOLDER}" in proc.stderr.decode(), why
         return
     assert proc.returncode == 0, why
-    data, flat = answer(proc)
-    if dialect == "hso-deny":
-        assert data["hookSpecificOutput"]["permissionDecision"] == "deny", why
-    else:
-        assert data["decision"] == "deny", why
-    assert f"locked by {HOLDER}" in flat, why
+    data, _flat = answer(proc)
+    reason = outputs.read(profile, "deny", data, "pre_tool")
+    assert reason is not None and f"locked by {HOLDER}" in reason, why
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
@@ -320,7 +317,8 @@ def test_installed_gate_allows_the_lock_holder(installed: Installed, vendor: str
     proc = subprocess.run(["sh", "-c", installed.command(vendor, "pre_tool")], input=payload,
                           capture_output=True, env={**installed.env(), env_actor: HOLDER},
                           cwd=installed.project, timeout=30, check=False)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    allow = outputs.stdout_text(installed.loaded.profiles[vendor], "allow", "", "pre_tool")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, (allow + "\n").encode() if allow else b"", b"")
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
@@ -329,10 +327,7 @@ def test_installed_gate_gives_alert_context_on_a_prompt(installed: Installed, ve
     why = f"exit {proc.returncode}\nstdout {proc.stdout!r}\nstderr {proc.stderr!r}"
     assert proc.returncode == 0, why
     data, _ = answer(proc)
-    if "hookSpecificOutput" in data:
-        context = data["hookSpecificOutput"]["additionalContext"]
-    else:
-        context = data["injectSteps"][0]["ephemeralMessage"]
+    context = outputs.read(installed.loaded.profiles[vendor], "context", data, "prompt") or ""
     assert ALERT_ID in context and ALERT_TEXT in context, why
 
 
@@ -341,13 +336,13 @@ def test_installed_gate_blocks_a_stop_without_sitrep(installed: Installed, vendo
     proc = installed.run(vendor, "stop", installed.payload(vendor, "stop"))
     why = f"exit {proc.returncode}\nstdout {proc.stdout!r}\nstderr {proc.stderr!r}"
     assert proc.returncode == 0, why
-    data, flat = answer(proc)
+    data, _flat = answer(proc)
     profile = installed.loaded.profiles[vendor]
-    if profile.dialect.stop_guard == "counter" and installed.loaded.spec.stop.agy_mode == "observe":
+    if profile.output.stop_guard == "counter" and installed.loaded.spec.stop.counter_mode == "observe":
         assert data == {}, why  # observe mode: the turn is never held
         return
-    assert data["decision"] in ("block", "deny", "continue"), why
-    assert installed.loaded.spec.stop.compliance_keyword in flat, why
+    reason = outputs.read(profile, "stop", data, "stop")
+    assert reason is not None and installed.loaded.spec.stop.compliance_keyword in reason, why
 
 
 # -- a harness other than the default one: its tarball carries its spec, install uses it ------

@@ -48,7 +48,7 @@ def test_shipped_profile_validates(path: Path) -> None:
     assert "{server}" in profile.tools.mcp_format and "{tool}" in profile.tools.mcp_format
     assert profile.payload.tool_name and profile.payload.tool_input
     assert profile.payload.session and profile.payload.cwd
-    for role in profile.dialect.context_roles:
+    for role in profile.output.context_roles:
         assert profile.events.of(role), f"{path.name}: context role {role} has no event"
 
 
@@ -146,14 +146,20 @@ BROKEN = [
      r"vendor\.colour", "unknown key"),
     ("unknown-key-typo", "gemini", 'sniff_priority = 30', 'sniff_priority = 30\nsnif_keys = []',
      r"vendor\.snif_keys", "did you mean 'sniff_keys'"),
-    ("unknown-section", "codex", "[dialect]", "[dialect]\nbogus = 1", r"dialect\.bogus",
+    ("unknown-section", "codex", "[output]", "[output]\nbogus = 1", r"output\.bogus",
      "unknown key"),
     ("bad-enum-timeout-unit", "claude", 'timeout_unit = "s"', 'timeout_unit = "minutes"',
      r"config\.timeout_unit", "'s' or 'ms'"),
-    ("bad-enum-config-format", "gemini", 'format = "hooks-json"', 'format = "yaml"',
-     r"config\.format", "hooks-json"),
-    ("bad-enum-tool-block", "codex", 'tool_block = "hso-deny"', 'tool_block = "deny"',
-     r"dialect\.tool_block", "hso-deny"),
+    ("bad-enum-config-syntax", "gemini", 'syntax = "json"', 'syntax = "yaml"',
+     r"config\.syntax", "'json' or 'toml'"),
+    ("list-without-event-key", "codex", 'layout = "groups"', 'layout = "list"',
+     r"config\.handler\.event", "required with layout list"),
+    ("bad-stop-guard", "codex", 'stop_guard = "stop_hook_active"', 'stop_guard = "flag"',
+     r"output\.stop_guard", "stop_hook_active"),
+    ("two-channels", "codex", "stderr = true", "stderr = true\ncontext = true", r"output\.warn",
+     "one of stdout, stderr and context"),
+    ("partial-placeholder", "claude", 'stdout = { systemMessage = "{text}" }',
+     'stdout = { systemMessage = "note: {text}" }', r"output\.suggest", "a placeholder is a whole string"),
     ("bad-enum-confidence", "agy", 'confidence = "low"', 'confidence = "certain"',
      r"vendor\.confidence", "'high'"),
     ("bad-fact-date", "claude", 'date = "2026-08"\n\n[[facts]]\ntopic = "block channel"',

@@ -305,16 +305,24 @@ def zeta_profile(folder: Path, tool_block: str) -> Path:
     doc["tools"]["edit"] = ["put_file", "patch_file"]
     doc["tools"]["shell"] = ["exec"]
     doc["tools"]["mcp_format"] = "mcp.{server}.{tool}"
-    doc["config"]["format"] = "hooks-json"
+    # a config shape no real profile has: the events at the top level beside a schema key,
+    # flat handlers whose command and timeout go under keys of their own
+    doc["config"]["root"] = ""
+    doc["config"]["layout"] = "flat"
+    doc["config"]["extras"] = {"schema": 2}
+    doc["config"]["handler"] = {"command": "run", "timeout": "limitMs"}
     doc["config"]["user_path"] = "~/.zeta/settings.json"
     doc["config"]["project_path"] = ".zeta/settings.json"
     doc["config"]["other_paths"] = []
     doc["config"]["timeout_unit"] = "ms"
-    doc["dialect"]["context_roles"] = ["prompt"]
-    doc["dialect"]["tool_block"] = tool_block
-    doc["dialect"]["tool_warn"] = "stderr"
-    doc["dialect"]["stop_suggest"] = "none"
-    doc["dialect"]["stop_cap"] = 0
+    out = doc["output"]
+    out["context_roles"] = ["prompt"]
+    out["stop_cap"] = 0
+    # answers no real profile gives: a nested verdict object, or exit 2 with stderr
+    out["deny"] = ({"stdout": {"verdict": {"kind": "refuse", "why": "{text}", "at": "{event}"}}}
+                   if tool_block == "decision-deny" else {"stderr": True})
+    out["warn"] = {"stderr": True}
+    out["suggest"] = {}
     doc["payload"]["case"] = "camel"
     doc["payload"]["session"] = ["sessionId"]
     doc["payload"]["cwd"] = ["workDir"]
@@ -396,18 +404,15 @@ def test_made_up_vendor_end_to_end(tmp_path: Path, tool_block: str) -> None:
 
     # its config: its events, its unit (ms), its matcher from its tool names
     settings = json.loads(files["config/zeta/settings.json"][0])
-    hooks = settings["hooks"]
-    assert list(hooks) == ["TurnOpen", "ToolGate", "TurnClose"]
+    assert list(settings) == ["schema", "TurnOpen", "ToolGate", "TurnClose"]
+    assert settings["schema"] == 2
+    hooks = settings
     cmd = 'PD_HOOK_PROVIDER=zeta "$HOME/.port-daddy/bin/{}"'
-    assert hooks["TurnOpen"] == [{"hooks": [{"type": "command",
-                                             "command": cmd.format("pd-hook-prompt"),
-                                             "timeout": 5000}]}]
-    assert hooks["TurnClose"] == [{"hooks": [{"type": "command",
-                                              "command": cmd.format("pd-hook-stop"),
-                                              "timeout": 5000}]}]
+    assert hooks["TurnOpen"] == [{"type": "command", "run": cmd.format("pd-hook-prompt"), "limitMs": 5000}]
+    assert hooks["TurnClose"] == [{"type": "command", "run": cmd.format("pd-hook-stop"), "limitMs": 5000}]
     group = hooks["ToolGate"][0]
-    assert group["hooks"] == [{"type": "command", "command": cmd.format("pd-hook-pre-tool"),
-                               "timeout": 5000}]
+    assert {k: v for k, v in group.items() if k != "matcher"} == \
+        {"type": "command", "run": cmd.format("pd-hook-pre-tool"), "limitMs": 5000}
     rx = re.compile(group["matcher"])
     for tool in ("put_file", "patch_file", "exec", "mcp.port-daddy.begin_session"):
         assert rx.fullmatch(tool), f"{group['matcher']!r} misses {tool}"
@@ -449,8 +454,9 @@ def test_made_up_vendor_end_to_end(tmp_path: Path, tool_block: str) -> None:
         if tool_block == "decision-deny":
             assert proc.returncode == 0, (where, proc)
             assert proc.stdout.count("\n") == 1, f"{where}: one JSON object on one line: {proc}"
-            answer = json.loads(proc.stdout)
-            assert answer["decision"] == "deny" and answer["reason"].startswith(reason), answer
+            answer = json.loads(proc.stdout)["verdict"]
+            assert answer["kind"] == "refuse" and answer["at"] == "ToolGate", answer
+            assert answer["why"].startswith(reason), answer
         else:
             assert proc.returncode == 2, (where, proc)
             assert proc.stdout == "", where
@@ -593,8 +599,8 @@ def test_vendor_without_an_event_is_unsupported_and_unconfigured(tmp_path: Path)
     path.write_text(tomlkit.dumps(doc), encoding="utf-8")
     spec = zeta_spec(tmp_path / "spec")
     files = render_to(tmp_path / "out", "--spec", spec, "--profiles", profiles)
-    hooks = json.loads(files["config/zeta/settings.json"][0])["hooks"]
-    assert list(hooks) == ["TurnOpen", "ToolGate"]
+    hooks = json.loads(files["config/zeta/settings.json"][0])
+    assert list(hooks) == ["schema", "TurnOpen", "ToolGate"]
     cell = next(c for c in json.loads(files["CAPABILITIES.json"][0])["capabilities"]
                 if c["vendor"] == "zeta" and c["role"] == "stop")
     assert cell["level"] == "unsupported"

@@ -11,14 +11,13 @@ from typing import Any
 import pytest
 from tests.installkit import SPEC, hs, loaded
 
+from hookshape import outputs
 from hookshape.install.verdict import Run, verdict
 from hookshape.profiles import Profile
 
 LOADED = loaded()
 VENDORS = sorted(LOADED.profiles)
 ROLES = ("prompt", "pre_tool", "post_tool", "stop")
-STOP_DECISION = {"decision-block": "block", "decision-deny": "deny",
-                 "decision-continue": "continue"}
 
 
 def simulate(*args: str, stdin: str | None = None) -> tuple[int, dict[str, str]]:
@@ -42,19 +41,15 @@ def obj_of(stdout: str) -> dict[str, Any] | None:
 
 
 def expected(profile: Profile, role: str, code: int, out: dict[str, Any] | None) -> str:
-    """The verdict's opening words, from the dialect data (an independent reading)."""
-    name, dialect = profile.vendor.display, profile.dialect
-    hso = (out or {}).get("hookSpecificOutput") or {}
-    if role == "stop" and out and out.get("decision") == STOP_DECISION[dialect.stop_block]:
+    """The verdict's opening words, from the profile's answers (read by hookshape.outputs)."""
+    name = profile.vendor.display
+    if role == "stop" and outputs.read(profile, "stop", out, "stop") is not None:
         return f"{name} keeps the agent working with: "
-    if role == "pre_tool" and (hso.get("permissionDecision") == "deny"
-                               or (out or {}).get("decision") == "deny"):
+    if role == "pre_tool" and outputs.read(profile, "deny", out, "pre_tool") is not None:
         return f"{name} blocks the "
-    if role == "prompt" and hso.get("additionalContext"):
+    if role == "prompt" and outputs.read(profile, "context", out, "prompt"):
         return f"{name} adds this context to the turn: "
-    if role == "prompt" and (out or {}).get("injectSteps"):
-        return f"{name} adds this message before the model call: "
-    if role == "pre_tool" and hso.get("additionalContext") and dialect.tool_warn == "context":
+    if role == "pre_tool" and outputs.read(profile, "warn", out, "pre_tool"):
         return f"{name} lets the "
     if out is None and code == 0:
         return "nothing happens: "
@@ -163,6 +158,15 @@ def test_exit_2_with_json_or_no_text_does_not_block_where_the_dialect_says_so() 
     assert say("claude", "pre_tool", 2, "", "").startswith("nothing happens")
 
 
+def test_allow_answers_and_empty_object_denies() -> None:
+    """agy: {"decision":"allow"} is its allow answer; `{}` denies (profile output.allow and
+    output.empty_object_denies)."""
+    assert say("agy", "pre_tool", 0, '{"decision":"allow"}') == \
+        "Antigravity runs the write_to_file call (the hook said allow)"
+    assert say("agy", "pre_tool", 0, "{}").startswith("Antigravity blocks the write_to_file call")
+    assert say("claude", "pre_tool", 0, "{}").startswith("nothing happens")
+
+
 def test_warning_channels() -> None:
     ctx = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                                              "additionalContext": "WARNING: a.ts"}})
@@ -179,7 +183,7 @@ def test_prompt_context_channels() -> None:
         "Gemini CLI adds this context to the turn: line one line two"
     steps = json.dumps({"injectSteps": [{"ephemeralMessage": "hello"}]})
     assert say("agy", "prompt", 0, steps) == \
-        "Antigravity adds this message before the model call: hello"
+        "Antigravity adds this context to the turn: hello"
     assert say("agy", "prompt", 0, hso).startswith("nothing happens")
 
 

@@ -247,7 +247,7 @@ def test_the_walk_finds_the_strings() -> None:
     names = {".".join(map(str, f)) for f in FIELDS}
     for expected in ("halt.seen_line", "halt.complied_line", "messages.halt_body", "harness.state_dir",
                      "tentacles.0.phase", "tentacles.1.matcher.claude", "dials.sitrep.files.0",
-                     "halt.cli.0", "stop.agy_mode"):
+                     "halt.cli.0", "stop.counter_mode"):
         assert expected in names, sorted(names)
 
 

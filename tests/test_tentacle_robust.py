@@ -331,10 +331,12 @@ def exit2_squid(tmp_path_factory: pytest.TempPathFactory) -> Path:
     prof = base / "profiles"
     prof.mkdir()
     src = (Path(__file__).resolve().parents[1] / "generator/hookshape/vendors/claude.toml").read_text()
-    swaps = {'id = "claude"': 'id = "testx"', 'tool_block = "hso-deny"': 'tool_block = "exit2-stderr"',
-             'stop_block = "decision-block"': 'stop_block = "exit2-stderr"',
-             'tool_warn = "context"': 'tool_warn = "stderr"',
-             'stop_suggest = "system-message"': 'stop_suggest = "stderr"',
+    hso_deny = ('stdout = { hookSpecificOutput = { hookEventName = "{event}", permissionDecision = "deny", '
+                'permissionDecisionReason = "{text}" } }')
+    swaps = {'id = "claude"': 'id = "testx"', hso_deny: "stderr = true",
+             'stdout = { decision = "block", reason = "{text}" }': "stderr = true",
+             "[output.warn]\ncontext = true": "[output.warn]\nstderr = true",
+             'stdout = { systemMessage = "{text}" }': "stderr = true",
              "sniff_keys = []": 'sniff_keys = ["testx_marker"]', "sniff_priority = 10": "sniff_priority = 60"}
     for a, b in swaps.items():
         assert a in src, a

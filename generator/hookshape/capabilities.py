@@ -7,6 +7,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from hookshape import outputs
 from hookshape.loader import Loaded
 from hookshape.profiles import Profile
 from hookshape.spec import ROLES, Role, Spec
@@ -24,19 +25,22 @@ class Cell:
 
 
 def _prompt(spec: Spec, p: Profile) -> tuple[Level, str]:
-    if p.dialect.context == "none" or "prompt" not in p.dialect.context_roles:
+    how = outputs.describe(p, "context", "prompt")
+    if "prompt" not in p.output.context_roles or outputs.of(p, "context").stdout is None:
         return "unsupported", "the vendor has no context channel at turn start"
-    if p.dialect.context == "inject-steps":
+    if p.payload.turn_marker:
         return "best-effort", (f"no prompt event: {p.events.prompt} fires before every model call; "
-                               "context is injected once per turn (injectSteps)")
-    return "enforced", f"{p.events.prompt} hookSpecificOutput.additionalContext reaches the model"
+                               f"context is injected once per turn ({how})")
+    return "enforced", f"{p.events.prompt}: {how} reaches the model"
 
 
 def _pre_tool(spec: Spec, p: Profile) -> tuple[Level, str]:
-    how = {"hso-deny": "permissionDecision deny with the reason",
-           "decision-deny": '{"decision":"deny"} with the reason',
-           "decision-deny-agy": '{"decision":"deny","reason"} on stdout',
-           "exit2-stderr": "exit 2 with the reason on stderr"}[p.dialect.tool_block]
+    how = outputs.describe(p, "deny", "pre_tool")
+    allow = outputs.of(p, "allow").stdout
+    if allow is not None:
+        how += f"; every other answer is {outputs.describe(p, 'allow', 'pre_tool')}"
+    if p.output.nonzero_denies:
+        how += "; any other non-zero exit denies, so the gate exits 0 whenever it fails"
     caveat = f"; {p.vendor.caveat}" if p.vendor.caveat else ""
     if p.vendor.confidence == "low":
         return "best-effort", f"{p.events.pre_tool}: {how}; contract known only from third-party probes{caveat}"
@@ -51,15 +55,16 @@ def _post_tool(spec: Spec, p: Profile) -> tuple[Level, str]:
 
 
 def _stop(spec: Spec, p: Profile) -> tuple[Level, str]:
-    if p.dialect.stop_guard == "counter":
-        if spec.stop.agy_mode == "observe":
+    how = outputs.describe(p, "stop", "stop")
+    if p.output.stop_guard == "counter":
+        if spec.stop.counter_mode == "observe":
             return "observe-only", ("no stop_hook_active loop guard and a low-confidence contract: "
-                                    "observes only (stop.agy_mode = observe)")
-        return "best-effort", (f"{p.events.stop}: {p.dialect.stop_block} with a per-conversation "
-                               f"counter (at most {spec.stop.agy_max_blocks} blocks)")
-    cap = f"; the vendor caps consecutive blocks at {p.dialect.stop_cap}" if p.dialect.stop_cap else \
+                                    "observes only (stop.counter_mode = observe)")
+        return "best-effort", (f"{p.events.stop}: {how} with a per-conversation "
+                               f"counter (at most {spec.stop.counter_max_blocks} blocks)")
+    cap = f"; the vendor caps consecutive blocks at {p.output.stop_cap}" if p.output.stop_cap else \
         "; the vendor has no cap, the stop_hook_active guard and the per-session marker stop loops"
-    return "enforced", f"{p.events.stop}: {p.dialect.stop_block} keeps the agent working once per session{cap}"
+    return "enforced", f"{p.events.stop}: {how} keeps the agent working once per session{cap}"
 
 
 RULES = {"prompt": _prompt, "pre_tool": _pre_tool, "post_tool": _post_tool, "stop": _stop}

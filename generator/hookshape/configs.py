@@ -1,88 +1,94 @@
-"""Vendor config blocks built as data (json.dumps, tomlkit), one builder per config format.
-
-Render code branches on the profile's `config.format`, never on a vendor's name: a new vendor
-with an existing format needs no code."""
+"""Vendor config blocks built as data (json.dumps, tomlkit) from the profile's `[config]`: its
+syntax, the key holding the entries, how entries sit per event (layout) and the handler's keys.
+Render code reads those facts, never a vendor's name: a new vendor needs no code."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from pathlib import PurePosixPath
 from typing import Any
 
 import tomlkit
 
 from hookshape.entries import HookEntry
-from hookshape.profiles import ConfigFormat, Profile
+from hookshape.profiles import Profile
 from hookshape.spec import Spec
 
+# the key of a matcher group's handler list (Claude's shape, shared by every grouped layout)
+GROUP_HANDLERS = "hooks"
 
-def handler(entry: HookEntry) -> dict[str, Any]:
-    return {"type": "command", "command": entry.command, "timeout": entry.timeout}
 
-
-def group(entry: HookEntry) -> dict[str, Any]:
-    """A matcher group: `{matcher?, hooks:[handler]}` (lifecycle events carry no matcher)."""
-    out: dict[str, Any] = {} if entry.matcher is None else {"matcher": entry.matcher}
-    out["hooks"] = [handler(entry)]
+def handler(profile: Profile, entry: HookEntry) -> dict[str, Any]:
+    keys = profile.config.handler
+    out: dict[str, Any] = {"type": keys.type} if keys.type else {}
+    out[keys.command] = entry.command
+    out[keys.timeout] = entry.timeout
+    out.update(keys.extra)
     return out
 
 
-def hooks_tree(entries: list[HookEntry]) -> dict[str, list[dict[str, Any]]]:
+def _matcher(entry: HookEntry) -> dict[str, Any]:
+    return {} if entry.matcher is None else {"matcher": entry.matcher}
+
+
+def item(profile: Profile, entry: HookEntry) -> dict[str, Any]:
+    """One entry as its layout shapes it: a matcher group, a flat handler, or a list element."""
+    layout = profile.config.layout
+    if layout == "list":
+        return {profile.config.handler.event: entry.event, **_matcher(entry), **handler(profile, entry)}
+    if layout == "flat" or (layout == "groups-for-matchers" and entry.matcher is None):
+        return {**_matcher(entry), **handler(profile, entry)}
+    return {**_matcher(entry), GROUP_HANDLERS: [handler(profile, entry)]}
+
+
+def events_tree(profile: Profile, entries: list[HookEntry]) -> dict[str, list[dict[str, Any]]]:
     tree: dict[str, list[dict[str, Any]]] = {}
     for entry in entries:
-        tree.setdefault(entry.event, []).append(group(entry))
+        tree.setdefault(entry.event, []).append(item(profile, entry))
     return tree
 
 
-def agy_tree(entries: list[HookEntry]) -> dict[str, list[dict[str, Any]]]:
-    """agy: tool events take matcher groups, other events a flat handler list (wrapping those
-    in a group makes them silently never fire)."""
-    tree: dict[str, list[dict[str, Any]]] = {}
-    for entry in entries:
-        item = group(entry) if entry.matcher is not None else handler(entry)
-        tree.setdefault(entry.event, []).append(item)
-    return tree
+def root_key(spec: Spec, profile: Profile) -> str:
+    """The key holding the entries ("" for the top level; a named bundle's key is the harness
+    name)."""
+    root = profile.config.root
+    return spec.harness.name if root == "{name}" else root
+
+
+def body(spec: Spec, profile: Profile, entries: list[HookEntry]) -> dict[str, Any]:
+    """The entries under their root key (without the file's extras)."""
+    if profile.config.layout == "list":
+        return {root_key(spec, profile): [item(profile, e) for e in entries]}
+    tree = events_tree(profile, entries)
+    key = root_key(spec, profile)
+    return {key: tree} if key else dict(tree)
 
 
 def dump_json(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def codex_markers(spec: Spec) -> tuple[str, str]:
+def markers(spec: Spec) -> tuple[str, str]:
+    """The lines around the block of entries hookshape writes into a TOML config."""
     name = spec.harness.name
     return (f"# >>> hookshape {name} hooks (managed: edit hookshape.toml, not this block) >>>",
             f"# <<< hookshape {name} hooks <<<")
 
 
-def codex_block(spec: Spec, entries: list[HookEntry]) -> str:
-    """The `[[hooks.<Event>]]` tables between a start marker and an end fence."""
-    body = tomlkit.dumps({"hooks": hooks_tree(entries)}).strip("\n")
-    start, end = codex_markers(spec)
-    return f"{start}\n{body}\n{end}\n"
+def toml_block(spec: Spec, profile: Profile, entries: list[HookEntry]) -> str:
+    """The entries as TOML tables between a start marker and an end fence."""
+    text = tomlkit.dumps(body(spec, profile, entries)).strip("\n")
+    start, end = markers(spec)
+    return f"{start}\n{text}\n{end}\n"
 
 
-def build_hooks_json(spec: Spec, profile: Profile, entries: list[HookEntry]) -> str:
-    return dump_json({"hooks": hooks_tree(entries)})
-
-
-def build_agy_json(spec: Spec, profile: Profile, entries: list[HookEntry]) -> str:
-    return dump_json({spec.harness.name: agy_tree(entries)})
-
-
-def build_codex_toml(spec: Spec, profile: Profile, entries: list[HookEntry]) -> str:
-    return codex_block(spec, entries)
-
-
-Builder = Callable[[Spec, Profile, list[HookEntry]], str]
-
-BUILDERS: dict[ConfigFormat, tuple[str, Builder]] = {
-    "hooks-json": ("settings.json", build_hooks_json),
-    "codex-toml": ("config.toml", build_codex_toml),
-    "agy-json": ("hooks.json", build_agy_json),
-}
+def file_name(spec: Spec, profile: Profile) -> str:
+    """The config's file name in dist/config/<vendor>/ (the project file's name)."""
+    return PurePosixPath(profile.config.project_path.replace("{name}", spec.harness.name)).name
 
 
 def render_config(spec: Spec, profile: Profile, entries: list[HookEntry]) -> tuple[str, str]:
     """(file name, text) of one vendor's config block."""
-    filename, build = BUILDERS[profile.config.format]
-    return filename, build(spec, profile, entries)
+    if profile.config.syntax == "toml":
+        return file_name(spec, profile), toml_block(spec, profile, entries)
+    return file_name(spec, profile), dump_json({**profile.config.extras, **body(spec, profile, entries)})

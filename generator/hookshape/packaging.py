@@ -135,14 +135,19 @@ def _merge_step(loaded: Loaded, vid: str, filename: str) -> str:
     cfg = profile.config
     src = f"`config/{vid}/{filename}`"
     dst = f"`{cfg.user_path}` (user) or `{cfg.project_path}` (one project)"
-    if cfg.format == "hooks-json":
-        how = (f"merge the `hooks` object of {src} into {dst}: append each event's matcher "
-               "groups to the same event's list, keep every other key")
-    elif cfg.format == "agy-json":
+    entries = {"groups": "matcher groups", "flat": "handlers", "list": "handlers",
+               "groups-for-matchers": "entries"}[cfg.layout]
+    if cfg.syntax == "toml":
+        how = f"append the managed block of {src} (between its markers) to {dst}"
+    elif cfg.root == "{name}":
         how = (f"add the `{loaded.spec.harness.name}` key of {src} to the top-level object of "
                f"{dst}, keep every other key")
     else:
-        how = f"append the managed block of {src} (between its markers) to {dst}"
+        where = f"the `{cfg.root}` object" if cfg.root else "the events"
+        how = (f"merge {where} of {src} into {dst}: append each event's {entries} to the same "
+               "event's list, keep every other key")
+        if cfg.extras:
+            how += " (and add " + ", ".join(f"`{k}`" for k in cfg.extras) + " where missing)"
     switch = _switch_note(cfg.enable_switch, list(cfg.legacy_switches))
     if switch:
         how += f"; {switch}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -20,13 +20,8 @@ EnvVar = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description=(
     "an environment variable name: letters, digits and '_', not starting with a digit"))]
 FindingCode = Annotated[str, Field(pattern=r"^([a-z][a-z0-9]*(-[a-z0-9]+)*)?$", description=(
     "a finding code: lowercase words of letters and digits joined by '-'"))]
-ContextDialect = Literal["hso", "inject-steps", "none"]
-ToolBlock = Literal["hso-deny", "decision-deny", "decision-deny-agy", "exit2-stderr"]
-ToolWarn = Literal["context", "stderr", "none"]
-StopBlock = Literal["decision-block", "decision-deny", "decision-continue", "exit2-stderr"]
-StopSuggest = Literal["system-message", "stderr", "none"]
 MatcherSyntax = Literal["exact-list-or-regex", "regex", "exact"]
-ConfigFormat = Literal["hooks-json", "codex-toml", "agy-json"]
+Layout = Literal["groups", "flat", "groups-for-matchers", "list"]
 
 
 class _Strict(BaseModel):
@@ -64,11 +59,35 @@ class Tools(_Strict):
     mcp_format: str
 
 
-class ConfigInfo(_Strict):
-    """Where the vendor reads hooks, and the settings around them that `doctor` checks. The
-    fields after `runs_with` are optional: a profile that leaves one out gets no check for it."""
+class Handler(_Strict):
+    """The keys of one hook handler in the vendor's config."""
 
-    format: ConfigFormat
+    command: str = Field("command", description="the key holding the shell command (Copilot: bash)")
+    timeout: str = Field("timeout", description="the key holding the timeout (Copilot: timeoutSec)")
+    type: str = Field("command", description="the value of the handler's `type` key; \"\" = no type key")
+    event: str = Field("", description="layout list: the key naming the event (Kimi: event)")
+    extra: dict[str, Any] = Field({}, description="constant keys every handler carries")
+
+
+class ConfigInfo(_Strict):
+    """Where the vendor reads hooks, how an entry is shaped there, and the settings around them
+    that `doctor` checks. The fields after `runs_with` are optional: a profile that leaves one out
+    gets no check for it."""
+
+    syntax: Literal["json", "toml"] = Field(description=(
+        "the file's syntax; a TOML config gets its entries as one marked block of its own"))
+    root: str = Field("hooks", description=(
+        "the key holding the entries: a top-level key, \"\" (the events are the top-level keys), or "
+        "\"{name}\" (a member named after the harness, holding its events: a named bundle)"))
+    layout: Layout = Field(description=(
+        "how entries sit per event: groups ({matcher?, hooks:[handler]}), flat (handlers with their "
+        "matcher), groups-for-matchers (groups where a matcher is, else flat handlers), or list (one "
+        "array of handlers under root, each naming its event in handler.event)"))
+    extras: dict[str, Any] = Field({}, description=(
+        "top-level keys the file must hold beside the entries (e.g. version = 1)"))
+    handler: Handler = Field(Handler(), description="the keys of one handler")
+    strict: bool = Field(False, description=(
+        "a key the vendor does not know fails the file: doctor flags foreign keys in entries"))
     user_path: str
     project_path: str
     timeout_unit: Literal["s", "ms"]
@@ -113,20 +132,84 @@ class ConfigInfo(_Strict):
             missing = "trust_key" if self.trust_table else "trust_table"
             raise ValueError(f"{missing}: required with "
                              f"{'trust_table' if self.trust_table else 'trust_key'}")
-        if self.json_comments and self.format == "codex-toml":
-            raise ValueError("json_comments: only for a JSON config format")
+        if self.json_comments and self.syntax != "json":
+            raise ValueError("json_comments: only for a JSON config")
+        if (self.layout == "list") != bool(self.handler.event):
+            raise ValueError("handler.event: required with layout list, and only there")
+        if self.layout == "list" and not self.root:
+            raise ValueError("root: layout list needs a key to hold its array")
+        if self.syntax == "toml" and (self.extras or self.root == "{name}" or not self.root):
+            raise ValueError("a TOML config takes its entries under a plain root key, with no extras")
+        if "{" in self.root and self.root != "{name}":
+            raise ValueError("root: a key, \"\" or \"{name}\"")
         return self
 
 
-class Dialect(_Strict):
-    context: ContextDialect
-    context_roles: list[Role]
-    tool_block: ToolBlock
-    tool_warn: ToolWarn
-    stop_block: StopBlock
-    stop_suggest: StopSuggest
-    stop_guard: Literal["stop_hook_active", "counter"]
-    stop_cap: int
+PLACEHOLDERS = ("{text}", "{event}")
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [value] if isinstance(value, str) else []
+
+
+class Answer(_Strict):
+    """One answer of a hook on this vendor: a JSON object on stdout (string values may be the
+    placeholders {text} and {event}), the text on stderr, the context answer of the role (for a
+    warning), or nothing (all unset)."""
+
+    stdout: dict[str, Any] | None = Field(None, description=(
+        "the JSON object printed on stdout; a string value \"{text}\" is the answer's text, "
+        "\"{event}\" the vendor's event name of the role"))
+    stderr: bool = Field(False, description=(
+        "the text as one line on stderr (with exit 2 when the answer blocks)"))
+    context: bool = Field(False, description="the context answer of the same role (warn only)")
+
+    @model_validator(mode="after")
+    def _one_channel(self) -> Answer:
+        if sum([self.stdout is not None, self.stderr, self.context]) > 1:
+            raise ValueError("give one of stdout, stderr and context")
+        for s in _strings(self.stdout or {}):
+            if "{" in s and s not in PLACEHOLDERS:
+                raise ValueError(f"a placeholder is a whole string value (stdout holds {s!r}), "
+                                 "\"{text}\" or \"{event}\"")
+        return self
+
+
+class Output(_Strict):
+    """How a hook answers on this vendor, and the facts about exit codes that go with it."""
+
+    context_roles: list[Role] = Field(description="the roles whose context answer reaches the model")
+    context: Answer = Field(description="context for the model (prompt; pre_tool and post_tool "
+                                        "where context_roles allow)")
+    deny: Answer = Field(description="pre_tool: the call is blocked, with {text} as the reason")
+    allow: Answer = Field(Answer(), description="pre_tool: the call may run (default: nothing)")
+    warn: Answer = Field(description="pre_tool: the call runs, {text} is a warning")
+    stop: Answer = Field(description="stop: the agent keeps working, {text} says why")
+    suggest: Answer = Field(description="stop: the agent stops, {text} is shown")
+    stop_guard: Literal["stop_hook_active", "counter"] = Field(description=(
+        "how a stop loop is caught: the vendor's stop_hook_active flag, or a per-session counter"))
+    stop_cap: int = Field(0, description="consecutive stop blocks the vendor allows (0: no cap)")
+    exit_ignored: bool = Field(False, description="the vendor ignores a hook's exit code: only stdout counts")
+    exit2_needs_empty_stdout: bool = Field(False, description=(
+        "exit 2 blocks only with nothing on stdout"))
+    empty_object_denies: bool = Field(False, description="`{}` on stdout of pre_tool denies the call")
+    nonzero_denies: bool = Field(False, description=(
+        "any non-zero exit (a crash too) of a pre_tool hook denies: fail-open means exit 0"))
+
+    @model_validator(mode="after")
+    def _kinds(self) -> Output:
+        for kind in ("context", "deny", "allow", "stop", "suggest"):
+            if getattr(self, kind).context:
+                raise ValueError(f"{kind}: context = true is for warn only")
+        if self.context.stderr:
+            raise ValueError("context: stdout or nothing")
+        if self.allow.stderr:
+            raise ValueError("allow: stdout or nothing")
+        return self
 
 
 class Payload(_Strict):
@@ -171,7 +254,7 @@ class Profile(_Strict):
     matcher: Matcher
     tools: Tools
     config: ConfigInfo
-    dialect: Dialect
+    output: Output
     payload: Payload
     facts: Annotated[list[Fact], Field(min_length=1)]
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import jinja2
 
+from hookshape import outputs
 from hookshape.errors import HookshapeError
 from hookshape.matchers import mcp_prefix
 from hookshape.profiles import Profile
@@ -43,7 +44,7 @@ def awk_string(value: object) -> str:
     script holding other bytes)."""
     text = str(value)
     for old, new in (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\t", "\\t"), ("'", "\\047"),
-                     ("$", "\\044"), ("`", "\\140")):
+                     ("$", "\\044"), ("`", "\\140"), ("\x1c", "\\034")):
         text = text.replace(old, new)
     if not text.isascii():
         text = "".join(c if c.isascii() else "".join(f"\\{b:03o}" for b in c.encode("utf-8")) for c in text)
@@ -80,6 +81,8 @@ def environment(root: str) -> jinja2.Environment:
         autoescape=False,
     )
     env.filters.update(sq=sh_quote, awks=awk_string, awkmsg=awk_message, awklist=awk_list)
+    env.globals.update(answer_json=outputs.stdout_text, answer_tpl=outputs.awk_template,
+                       answer_err=outputs.on_stderr)
     return env
 
 

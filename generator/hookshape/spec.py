@@ -183,8 +183,11 @@ class Stop(Strict):
     block_ttl_s: PosInt
     gc_batch: Annotated[int, Field(ge=1, le=1000)]
     compliance_keyword: Keyword
-    agy_mode: Literal["observe", "enforce"]
-    agy_max_blocks: Annotated[int, Field(ge=1, le=8)]
+    counter_mode: Literal["observe", "enforce"] = Field(description=(
+        "on a vendor without a stop_hook_active flag (its profile's output.stop_guard = counter): "
+        "observe only, or block with a per-session counter"))
+    counter_max_blocks: Annotated[int, Field(ge=1, le=8, description=(
+        "blocks per session on such a vendor when counter_mode = enforce"))]
 
 
 class Prompt(Strict):

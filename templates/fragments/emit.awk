@@ -10,49 +10,41 @@ function em_line(s) { gsub(/[\r\n]+/, " ", s); return s }
 
 function em_errline(s) { return j_pct(em_line(s)) }
 
-function em_context(vend, role, text,    d) {
+# one answer of the vendor (profile [output.<kind>], rendered into V_out / V_err): the JSON of
+# V_out with the escaped text and event where its template holds \034t and \034e, or the text on
+# stderr (a verdict for the blocking kinds), or nothing
+function em_answer(vend, kind, role, text,    parts, n, i, c) {
   em_reset()
-  d = V_ctx[vend]
+  if (V_out[vend, kind] != "") {
+    n = split(V_out[vend, kind], parts, "\034")
+    EM_out = parts[1]
+    for (i = 2; i <= n; i++) {
+      c = substr(parts[i], 1, 1)
+      EM_out = EM_out j_esc(c == "t" ? text : V_ev[vend, role]) substr(parts[i], 2)
+    }
+  } else if (V_err[vend, kind]) {
+    EM_err = em_errline(text)
+    if (kind == "deny" || kind == "stop") EM_exit = "v"
+  }
+}
+
+function em_context(vend, role, text) {
+  em_reset()
   if (text == "" || !v_in(V_ctxroles[vend], role)) return 0
-  if (d == "hso")
-    EM_out = "{\"hookSpecificOutput\":{\"hookEventName\":\"" j_esc(V_ev[vend, role]) "\",\"additionalContext\":\"" j_esc(text) "\"}}"
-  else if (d == "inject-steps")
-    EM_out = "{\"injectSteps\":[{\"ephemeralMessage\":\"" j_esc(text) "\"}]}"
+  em_answer(vend, "context", role, text)
   return EM_out != ""
 }
 
-function em_tool_block(vend, reason,    d) {
-  em_reset()
-  d = V_tblock[vend]
-  if (d == "hso-deny")
-    EM_out = "{\"hookSpecificOutput\":{\"hookEventName\":\"" j_esc(V_ev[vend, "pre_tool"]) "\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"" j_esc(reason) "\"}}"
-  else if (d == "decision-deny" || d == "decision-deny-agy")
-    EM_out = "{\"decision\":\"deny\",\"reason\":\"" j_esc(reason) "\"}"
-  else { EM_err = em_errline(reason); EM_exit = "v" }
+function em_tool_block(vend, reason) { em_answer(vend, "deny", "pre_tool", reason) }
+
+function em_tool_warn(vend, text) {
+  if (V_wctx[vend]) em_context(vend, "pre_tool", text)
+  else em_answer(vend, "warn", "pre_tool", text)
 }
 
-function em_tool_warn(vend, text,    d) {
-  em_reset()
-  d = V_twarn[vend]
-  if (d == "context") em_context(vend, "pre_tool", text)
-  else if (d == "stderr") EM_err = em_errline(text)
-}
+function em_stop_block(vend, reason) { em_answer(vend, "stop", "stop", reason) }
 
-function em_stop_block(vend, reason,    d) {
-  em_reset()
-  d = V_sblock[vend]
-  if (d == "decision-block") EM_out = "{\"decision\":\"block\",\"reason\":\"" j_esc(reason) "\"}"
-  else if (d == "decision-deny") EM_out = "{\"decision\":\"deny\",\"reason\":\"" j_esc(reason) "\"}"
-  else if (d == "decision-continue") EM_out = "{\"decision\":\"continue\",\"reason\":\"" j_esc(reason) "\"}"
-  else { EM_err = em_errline(reason); EM_exit = "v" }
-}
-
-function em_stop_suggest(vend, text,    d) {
-  em_reset()
-  d = V_ssuggest[vend]
-  if (d == "system-message") EM_out = "{\"systemMessage\":\"" j_esc(text) "\"}"
-  else if (d == "stderr") EM_err = em_errline(text)
-}
+function em_stop_suggest(vend, text) { em_answer(vend, "suggest", "stop", text) }
 
 # the result protocol: one field per line, in a fixed order, each line prefixed by ":" so an
 # empty field still makes a line; the shell pops them in the same order

@@ -22,6 +22,9 @@ from typing import Any
 
 from tests.shells import AWK_PREFER, FIXTURES, MATRIX, ROOT, VENDORS, Shell, tentacle_awk
 
+from hookshape import outputs
+from hookshape.profiles import load_profiles
+
 __all__ = ["FIXTURES", "MATRIX", "ROOT", "VENDORS", "Shell"]
 
 CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
@@ -325,54 +328,26 @@ class Ctx:
 
 # ------------------------------------------------------------------------ stdout contract --
 
-EVENTS = {
-    "claude": {"prompt": "UserPromptSubmit", "pre_tool": "PreToolUse", "post_tool": "PostToolUse", "stop": "Stop"},
-    "gemini": {"prompt": "BeforeAgent", "pre_tool": "BeforeTool", "post_tool": "AfterTool", "stop": "AfterAgent"},
-    "codex": {"prompt": "UserPromptSubmit", "pre_tool": "PreToolUse", "post_tool": "PostToolUse", "stop": "Stop"},
-    "agy": {"prompt": "PreInvocation", "pre_tool": "PreToolUse", "post_tool": "PostToolUse", "stop": "Stop"},
+PROFILES = load_profiles()
+EVENTS = {v: {r: p.events.of(r) for r in ("prompt", "pre_tool", "post_tool", "stop")}  # type: ignore[arg-type]
+          for v, p in PROFILES.items()}
+
+# the answers each tentacle may give (kinds of a profile's [output]); what each looks like on a
+# vendor is its profile's answer, read by hookshape.outputs (a gate's breaker notice is a context)
+SHAPES: dict[str, tuple[outputs.Kind, ...]] = {
+    "prompt": ("context",), "pre_tool": ("deny", "context", "warn", "allow"),
+    "post_tool": ("context",), "stop": ("stop", "suggest"),
 }
-
-# every answer shape a vendor accepts from each tentacle (from CONTRACTS.md part 1 and the
-# harness's choice of channel in part 2); a gate's breaker notice uses the context shapes
-SHAPES: dict[str, dict[str, tuple[str, ...]]] = {
-    "claude": {"prompt": ("context",), "pre_tool": ("hso-deny", "context"), "post_tool": ("context",),
-               "stop": ("decision:block", "system")},
-    "gemini": {"prompt": ("context",), "pre_tool": ("decision:deny", "context"), "post_tool": ("context",),
-               "stop": ("decision:deny", "system")},
-    "codex": {"prompt": ("context",), "pre_tool": ("hso-deny",), "post_tool": (), "stop": ("decision:block",)},
-    "agy": {"prompt": ("inject",), "pre_tool": ("decision:deny",), "post_tool": (), "stop": ("decision:continue",)},
-}
-BLOCKING = {"hso-deny", "decision:block", "decision:deny", "decision:continue"}
+BLOCKING = {"deny", "stop"}
 
 
-def _nonempty_str(v: object) -> bool:
-    return isinstance(v, str) and v != ""
-
-
-def shape_of(obj: object, event: str) -> str | None:
-    """Name the answer shape of a parsed stdout object (None: no known shape)."""
-    if not isinstance(obj, dict):
-        return None
-    keys = set(obj)
-    if keys == {"hookSpecificOutput"} and isinstance(obj["hookSpecificOutput"], dict):
-        h = obj["hookSpecificOutput"]
-        if h.get("hookEventName") != event:
-            return None
-        if set(h) == {"hookEventName", "additionalContext"} and _nonempty_str(h["additionalContext"]):
-            return "context"
-        if (set(h) == {"hookEventName", "permissionDecision", "permissionDecisionReason"}
-                and h["permissionDecision"] == "deny" and _nonempty_str(h["permissionDecisionReason"])):
-            return "hso-deny"
-        return None
-    if keys == {"decision", "reason"} and isinstance(obj["decision"], str) and _nonempty_str(obj["reason"]):
-        return "decision:" + obj["decision"]
-    if keys == {"systemMessage"} and _nonempty_str(obj["systemMessage"]):
-        return "system"
-    if keys == {"injectSteps"}:
-        steps = obj["injectSteps"]
-        if (isinstance(steps, list) and len(steps) == 1 and isinstance(steps[0], dict)
-                and set(steps[0]) == {"ephemeralMessage"} and _nonempty_str(steps[0]["ephemeralMessage"])):
-            return "inject"
+def shape_of(vendor: str, role: str, obj: object) -> str | None:
+    """The kind of answer a parsed stdout object is on this vendor for this role (None: none);
+    exactly the profile's shape, with a non-empty text."""
+    for kind in SHAPES[role]:
+        text = outputs.read(PROFILES[vendor], kind, obj, role, exact=True)
+        if text is not None and (text != "" or kind == "allow"):
+            return kind
     return None
 
 
@@ -395,7 +370,7 @@ def parse_stdout(vendor: str, role: str, out: bytes) -> tuple[Any, str | None, l
         obj = json.loads(out.decode("utf-8"), object_pairs_hook=_no_dup_keys)
     except (UnicodeDecodeError, ValueError) as exc:
         return None, None, [*problems, f"stdout is not one JSON value: {exc}"]
-    shape = shape_of(obj, EVENTS[vendor][role])
-    if shape is None or shape not in SHAPES[vendor][role]:
-        problems.append(f"stdout is not a {vendor} {role} answer (shape {shape}, allowed {SHAPES[vendor][role]})")
+    shape = shape_of(vendor, role, obj)
+    if shape is None:
+        problems.append(f"stdout is not a {vendor} {role} answer ({SHAPES[role]})")
     return obj, shape, problems

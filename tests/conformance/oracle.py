@@ -12,9 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conformance.kit import EVENTS, MSG, SPEC
+from tests.conformance.kit import MSG, PROFILES, SPEC
 from tests.jsonref import ABSENT, lookup, py_cap
 from tests.tentaclekit import CODEX_BLANKS, suffix
+
+from hookshape import outputs
 
 CAPS = SPEC["matrix"]
 PROTECT = SPEC["protect"]
@@ -46,12 +48,6 @@ class Shape:
     stop_text: tuple[tuple[str, ...], ...] = ()
     stop_active: tuple[str, ...] | None = None
     turn: tuple[str, ...] | None = None  # once-per-turn marker of the prompt event
-    context_roles: frozenset[str] = frozenset()
-    context: str = "hso"               # hso | inject
-    block: str = "hso-deny"            # pre-tool block answer
-    warn: str = "context"              # context | stderr | none
-    stop_block: str | None = "block"   # decision value, None: observe only
-    stop_suggest: str = "system"       # system | none
 
 
 SNAKE = dict(tool=("tool_name",), tool_input=("tool_input",), cwd=(("cwd",),), session=(("session_id",),),
@@ -59,20 +55,16 @@ SNAKE = dict(tool=("tool_name",), tool_input=("tool_input",), cwd=(("cwd",),), s
 VENDOR: dict[str, Shape] = {
     "claude": Shape(**SNAKE, edit=frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"}),
                     path_fields=("file_path", "notebook_path", "path"),
-                    stop_text=(("last_assistant_message",),),
-                    context_roles=frozenset({"prompt", "pre_tool", "post_tool"})),
+                    stop_text=(("last_assistant_message",),)),
     "gemini": Shape(**SNAKE, edit=frozenset({"write_file", "replace"}), path_fields=("file_path", "path"),
-                    stop_text=(("prompt_response",),), context_roles=frozenset({"prompt", "pre_tool", "post_tool"}),
-                    block="decision-deny", stop_block="deny"),
+                    stop_text=(("prompt_response",),)),
     "codex": Shape(**SNAKE, edit=frozenset({"apply_patch", "Edit", "Write"}), path_fields=("file_path", "path"),
-                   patch="command", stop_text=(("last_assistant_message",),), context_roles=frozenset({"prompt"}),
-                   warn="stderr", stop_suggest="none"),
+                   patch="command", stop_text=(("last_assistant_message",),)),
     "agy": Shape(tool=("toolCall", "name"), tool_input=("toolCall", "args"),
                  edit=frozenset({"write_to_file", "replace_file_content", "multi_replace_file_content"}),
                  path_fields=("TargetFile", "AbsolutePath"),
                  cwd=(("workspacePaths", "0"),), session=(("conversationId",),),
-                 turn=("invocationNum",), context_roles=frozenset({"prompt"}), context="inject",
-                 block="decision-deny", warn="none", stop_block=None, stop_suggest="none"),
+                 turn=("invocationNum",)),
 }
 
 
@@ -186,19 +178,11 @@ class Expect:
 
 
 def context_answer(vendor: str, role: str, text: str) -> dict[str, Any] | None:
-    v = VENDOR[vendor]
-    if role not in v.context_roles or text == "":
-        return None
-    if v.context == "inject":
-        return {"injectSteps": [{"ephemeralMessage": text}]}
-    return {"hookSpecificOutput": {"hookEventName": EVENTS[vendor][role], "additionalContext": text}}
+    return outputs.stdout_object(PROFILES[vendor], "context", text, role)
 
 
-def block_answer(vendor: str, reason: str) -> dict[str, Any]:
-    if VENDOR[vendor].block == "hso-deny":
-        return {"hookSpecificOutput": {"hookEventName": EVENTS[vendor]["pre_tool"], "permissionDecision": "deny",
-                                       "permissionDecisionReason": reason}}
-    return {"decision": "deny", "reason": reason}
+def block_answer(vendor: str, reason: str) -> dict[str, Any] | None:
+    return outputs.stdout_object(PROFILES[vendor], "deny", reason, "pre_tool")
 
 
 def one_line(text: str) -> str:
@@ -285,12 +269,11 @@ def pre_tool(vendor: str, doc: Any, locks: dict[str, str], dial: str = "enforce"
     if dial == "advisory":
         return Expect()
     if dial == "warn":
-        mode = VENDOR[vendor].warn
-        if mode == "context":
-            return Expect(out=context_answer(vendor, "pre_tool", warn), verdict="warn")
-        if mode == "stderr":
+        p = PROFILES[vendor]
+        if outputs.on_stderr(p, "warn", "pre_tool"):
             return Expect(err=one_line(warn) + "\n", verdict="warn")
-        return Expect()
+        out = outputs.stdout_object(p, "warn", warn, "pre_tool")
+        return Expect(out=out, verdict="warn") if out is not None else Expect()
     return Expect(out=block_answer(vendor, reason), verdict="block")
 
 
@@ -322,7 +305,8 @@ def compliant(text: str) -> bool:
 
 def stop_would_block(vendor: str, doc: Any) -> bool:
     v = VENDOR[vendor]
-    if v.stop_block is None or not isinstance(doc, dict):
+    observe = PROFILES[vendor].output.stop_guard == "counter" and SPEC["stop"]["counter_mode"] == "observe"
+    if observe or not isinstance(doc, dict):
         return False
     if v.stop_active is not None and lookup(doc, v.stop_active) is True:
         return False
@@ -336,13 +320,13 @@ def stop(vendor: str, doc: Any, dial: str = "enforce", marked: bool = False) -> 
         return Expect()
     v = VENDOR[vendor]
     if dial == "suggest":
-        if v.stop_suggest == "system":
-            return Expect(out={"systemMessage": STOP_SUGGEST}, verdict="context")
-        return Expect()
+        out = outputs.stdout_object(PROFILES[vendor], "suggest", STOP_SUGGEST, "stop")
+        return Expect(out=out, verdict="context") if out is not None else Expect()
     session = session_key(first_string(doc, v.session))
     if marked and session:
         return Expect()
-    return Expect(out={"decision": v.stop_block, "reason": STOP_DIRECTIVE}, marker=session or None, verdict="block")
+    out = outputs.stdout_object(PROFILES[vendor], "stop", STOP_DIRECTIVE, "stop")
+    return Expect(out=out, marker=session or None, verdict="block")
 
 
 def post_tool(vendor: str, doc: Any) -> Expect:

@@ -259,7 +259,7 @@ def check_timeouts(ctx: Ctx, s: Seen) -> list[Finding]:
     deadline = deadline_ms if unit == "ms" else deadline_ms / 1000
     out = []
     for v, h in s.ours(ctx):
-        timeout = h.value.get("timeout")
+        timeout = h.value.get(s.profile.config.handler.timeout)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
             continue
         if timeout <= deadline:

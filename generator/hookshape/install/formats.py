@@ -1,39 +1,29 @@
-"""One entry point per config format (profile `config.format`), never per vendor name."""
+"""One entry point per config shape (profile `[config]`: syntax, root, layout), never per vendor
+name: a TOML config gets a marked block of its own, a JSON named bundle one member, any other JSON
+config its entries merged into the `<root>.<Event>` arrays."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
-from hookshape.configs import agy_tree, codex_block, codex_markers, group
-from hookshape.entries import HookEntry, entries
-from hookshape.install import agyjson, hooksjson, jsonedit, tomledit
+from hookshape.configs import events_tree, item, markers, root_key, toml_block
+from hookshape.entries import entries
+from hookshape.install import bundlejson, hooksjson, jsonedit, tomledit
+from hookshape.install.hooksjson import Tree
 from hookshape.install.managed import Owner
 from hookshape.install.model import Known, Outcome, Want
-from hookshape.profiles import ConfigFormat, Profile
+from hookshape.profiles import Profile
 from hookshape.spec import Spec
 
-Units = Callable[[Spec, list[HookEntry]], list[tuple[str, object]]]
+
+def bundled(profile: Profile) -> bool:
+    return profile.config.root == "{name}"
 
 
-def _hooks_units(spec: Spec, found: list[HookEntry]) -> list[tuple[str, object]]:
-    return [(e.event, group(e)) for e in found]
-
-
-def _agy_units(spec: Spec, found: list[HookEntry]) -> list[tuple[str, object]]:
-    return [(spec.harness.name, agy_tree(found))]
-
-
-def _codex_units(spec: Spec, found: list[HookEntry]) -> list[tuple[str, object]]:
-    return [("block", codex_block(spec, found))]
-
-
-UNITS: dict[ConfigFormat, Units] = {
-    "hooks-json": _hooks_units,
-    "agy-json": _agy_units,
-    "codex-toml": _codex_units,
-}
+def tree(profile: Profile) -> Tree:
+    c = profile.config
+    return Tree(root=c.root, command=c.handler.command, extras=dict(c.extras))
 
 
 def switches(profile: Profile) -> list[str]:
@@ -42,40 +32,43 @@ def switches(profile: Profile) -> list[str]:
 
 def want(spec: Spec, profile: Profile, harness_home: Path) -> Want:
     found = entries(spec, profile, home=str(harness_home))
-    return Want(units=list(UNITS[profile.config.format](spec, found)), switches=switches(profile),
-                commands=[e.command for e in found])
+    if profile.config.syntax == "toml":
+        units: list[tuple[str, object]] = [("block", toml_block(spec, profile, found))]
+    elif bundled(profile):
+        units = [(root_key(spec, profile), events_tree(profile, found))]
+    else:
+        units = [(e.event, item(profile, e)) for e in found]
+    return Want(units=units, switches=switches(profile), commands=[e.command for e in found])
 
 
 def marker_block(spec: Spec) -> str:
-    start, end = codex_markers(spec)
+    start, end = markers(spec)
     return f"{start}\n{end}\n"
 
 
 def merge(profile: Profile, text: str, path: Path, own: Owner, wanted: Want, known: Known,
           force: bool) -> Outcome:
-    fmt = profile.config.format
-    if fmt == "codex-toml":
+    if profile.config.syntax == "toml":
         return tomledit.merge(text, path, wanted, known, force)
-    comments = profile.config.json_comments
-    if fmt == "agy-json":
-        return agyjson.merge(text, path, own, wanted, known, force, comments)
-    return hooksjson.merge(text, path, own, wanted, known, force, comments)
+    comments, key = profile.config.json_comments, profile.config.handler.command
+    if bundled(profile):
+        return bundlejson.merge(text, path, own, wanted, known, force, comments, key)
+    return hooksjson.merge(text, path, own, wanted, known, force, comments, tree(profile))
 
 
 def unmerge(spec: Spec, profile: Profile, text: str, path: Path, own: Owner, known: Known,
             force: bool) -> Outcome:
-    fmt = profile.config.format
-    if fmt == "codex-toml":
+    if profile.config.syntax == "toml":
         return tomledit.unmerge(text, path, marker_block(spec), known, force)
-    comments = profile.config.json_comments
-    if fmt == "agy-json":
-        return agyjson.unmerge(text, path, own, known, force, comments)
-    return hooksjson.unmerge(text, path, own, known, force, comments)
+    comments, key = profile.config.json_comments, profile.config.handler.command
+    if bundled(profile):
+        return bundlejson.unmerge(text, path, own, known, force, comments, key)
+    return hooksjson.unmerge(text, path, own, known, force, comments, tree(profile))
 
 
 def data(profile: Profile, text: str, path: Path) -> object:
     """A config's parsed data (a malformed file is a located user error)."""
-    if profile.config.format == "codex-toml":
+    if profile.config.syntax == "toml":
         return tomledit.loads(text, path)
     return jsonedit.loads(text, path, profile.config.json_comments) if text.strip() else {}
 
@@ -83,6 +76,12 @@ def data(profile: Profile, text: str, path: Path) -> object:
 def is_empty(profile: Profile, text: str) -> bool:
     """Nothing but an empty document left (a file the install created may then go; not when
     someone wrote a comment in it)."""
-    if profile.config.format == "codex-toml" or not text.strip():
+    if profile.config.syntax == "toml" or not text.strip():
         return not text.strip()
     return not jsonedit.has_comment(text) and json.loads(text) == {}
+
+
+def shape(profile: Profile) -> str:
+    """The config's shape in a word or three, for the ledger (e.g. `json hooks groups`)."""
+    c = profile.config
+    return " ".join(p for p in (c.syntax, c.root or "(top level)", c.layout) if p)

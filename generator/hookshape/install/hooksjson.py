@@ -1,12 +1,14 @@
-"""The `hooks-json` format (Claude Code, Gemini CLI settings.json): our matcher groups inside
-`hooks.<Event>` arrays, merged into the user's text surgically.
+"""JSON configs whose events sit under one key (or at the top level): our entries inside the
+`<root>.<Event>` arrays, merged into the user's text surgically. An entry is a matcher group
+(`{matcher?, hooks:[handler]}`) or a flat handler, as the profile's layout says; the handler's
+command key is the profile's too.
 
-A unit is a group whose every handler is ours; a handler of ours inside a user's group is a
+A unit is an entry whose every handler is ours; a handler of ours inside a user's group is a
 partial unit (removed on reinstall, so the new group does not run the gate twice)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,23 @@ from hookshape.install import jsonedit as je
 from hookshape.install.managed import Owner, all_ours, unit_hash
 from hookshape.install.model import JsonPath, Known, Outcome, Unit, Want
 
-HOOKS = "hooks"
+GROUP_HANDLERS = "hooks"
+
+
+@dataclass(frozen=True)
+class Tree:
+    """Where the events sit (root key, "" = top level), the handler's command key, and the
+    top-level keys the file must hold (written when absent, recorded as created)."""
+
+    root: str = "hooks"
+    command: str = "command"
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def where(self, event: str) -> str:
+        return f"{self.root}.{event}" if self.root else event
+
+    def path(self, event: str) -> JsonPath:
+        return (self.root, event) if self.root else (event,)
 
 
 @dataclass(frozen=True)
@@ -48,82 +66,98 @@ def style_of(text: str, root: je.Node) -> je.Style:
     return je.Style(unit="  ", colon=": ", comma=", ", newline=style.newline)
 
 
-def hooks_node(text: str, root: je.Node, path: Path) -> je.Node | None:
-    node = root.get(HOOKS)
+def hooks_node(text: str, root: je.Node, path: Path, tree: Tree) -> je.Node | None:
+    if not tree.root:
+        return root
+    node = root.get(tree.root)
     if node is not None and node.kind != "object":
-        raise ConfigError(f"{path}: `{HOOKS}` is not an object; fix it by hand first")
+        raise ConfigError(f"{path}: `{tree.root}` is not an object; fix it by hand first")
     return node
 
 
-def found_units(text: str, root: je.Node, own: Owner) -> list[Found]:
-    hooks = root.get(HOOKS)
+def found_units(text: str, root: je.Node, own: Owner, tree: Tree) -> list[Found]:
+    hooks = root if not tree.root else root.get(tree.root)
     if hooks is None or hooks.kind != "object":
         return []
     out: list[Found] = []
     for member in hooks.members:
         if member.value.kind == "array":
             for index, item in enumerate(member.value.items):
-                out += _in_group(member.key, index, je.data(text, item), own)
+                out += _in_entry(member.key, index, je.data(text, item), own, tree.command)
     return out
 
 
-def _in_group(event: str, index: int, group: Any, own: Owner) -> list[Found]:
-    if not isinstance(group, dict) or not isinstance(group.get(HOOKS), list):
+def _in_entry(event: str, index: int, entry: Any, own: Owner, key: str) -> list[Found]:
+    if not isinstance(entry, dict):
         return []
-    if all_ours(own, group):
-        return [Found(event, index, None, group)]
-    return [Found(event, index, h_index, handler) for h_index, handler in enumerate(group[HOOKS])
-            if isinstance(handler, dict) and own.owns(handler.get("command"))]
+    if not isinstance(entry.get(GROUP_HANDLERS), list):
+        return [Found(event, index, None, entry)] if own.owns(entry.get(key)) else []
+    if all_ours(own, entry, key):
+        return [Found(event, index, None, entry)]
+    return [Found(event, index, h_index, handler) for h_index, handler in enumerate(entry[GROUP_HANDLERS])
+            if isinstance(handler, dict) and own.owns(handler.get(key))]
 
 
-def conflicts(found: list[Found], want: Want, known: Known, path: Path) -> list[str]:
+def conflicts(found: list[Found], want: Want, known: Known, path: Path, tree: Tree) -> list[str]:
     """Managed units someone edited since the last install (not a hash the ledger wrote)."""
     if known.hashes is None:
         return []
     wanted = [value for _, value in want.units]
-    return [f"{path}: hooks.{f.event}[{f.index}]: a hookshape entry was edited since the last "
+    return [f"{path}: {tree.where(f.event)}[{f.index}]: a hookshape entry was edited since the last "
             "install (kept; --force replaces it)"
             for f in found if unit_hash(f.value) not in known.hashes and f.value not in wanted]
 
 
-def _drop_one(text: str, found: Found) -> str:
-    array = _array(text, found.event)
+def _drop_one(text: str, found: Found, tree: Tree) -> str:
+    array = _array(text, found.event, tree)
     if found.handler is None:
         return je.remove_item(text, array, found.index)
-    handlers = array.items[found.index].get(HOOKS)
+    handlers = array.items[found.index].get(GROUP_HANDLERS)
     assert handlers is not None
     return je.remove_item(text, handlers, found.handler)
 
 
-def drop_event(text: str, own: Owner, event: str) -> str:
+def drop_event(text: str, own: Owner, event: str, tree: Tree) -> str:
     """Remove every unit of ours under one event, last first so earlier indices stay valid."""
-    mine = [f for f in found_units(text, je.scan(text), own) if f.event == event]
+    mine = [f for f in found_units(text, je.scan(text), own, tree) if f.event == event]
     for found in reversed(mine):
-        text = _drop_one(text, found)
+        text = _drop_one(text, found, tree)
     return text
 
 
-def add_groups(text: str, event: str, groups: list[Any],
-               style: je.Style) -> tuple[str, list[JsonPath]]:
-    """Append groups to `hooks.<event>`, creating the array (and `hooks`) where missing."""
+def add_entries(text: str, event: str, entries: list[Any], style: je.Style,
+                tree: Tree) -> tuple[str, list[JsonPath]]:
+    """Append entries to `<root>.<event>`, creating the array (and the root) where missing."""
     root = je.scan(text)
-    hooks = root.get(HOOKS)
+    hooks = root if not tree.root else root.get(tree.root)
     if hooks is None:
-        text = je.append_member(text, root, HOOKS, {event: groups}, style)
-        return text, [(HOOKS,), (HOOKS, event)]
+        text = je.append_member(text, root, tree.root, {event: entries}, style)
+        return text, [(tree.root,), (tree.root, event)]
     array = hooks.get(event)
     if array is None or array.kind != "array":
         if array is not None:
-            raise ConfigError(f"hooks.{event} is not an array")
-        return je.append_member(text, hooks, event, groups, style), [(HOOKS, event)]
-    for group in groups:
-        text = je.append_item(text, _array(text, event), group, style)
+            raise ConfigError(f"{tree.where(event)} is not an array")
+        return je.append_member(text, hooks, event, entries, style), [tree.path(event)]
+    for entry in entries:
+        text = je.append_item(text, _array(text, event, tree), entry, style)
     return text, []
 
 
-def _array(text: str, event: str) -> je.Node:
-    """`hooks.<event>` of the current text (the caller knows it exists)."""
-    hooks = je.scan(text).get(HOOKS)
+def add_extras(text: str, tree: Tree, style: je.Style) -> tuple[str, list[JsonPath]]:
+    """The top-level keys the vendor wants beside the entries, where the file has none."""
+    made: list[JsonPath] = []
+    for key, value in tree.extras.items():
+        root = je.scan(text)
+        if root.get(key) is None:
+            text = je.append_member(text, root, key, value, style)
+            made.append((key,))
+    return text, made
+
+
+def _array(text: str, event: str, tree: Tree) -> je.Node:
+    """`<root>.<event>` of the current text (the caller knows it exists)."""
+    root = je.scan(text)
+    hooks = root if not tree.root else root.get(tree.root)
     node = hooks.get(event) if hooks is not None else None
     assert node is not None
     return node
@@ -141,14 +175,21 @@ def _settled(found: list[Found], wanted: list[Any]) -> bool:
     return all(f.whole for f in found) and [f.value for f in found] == wanted
 
 
-def prune(text: str, created: tuple[JsonPath, ...]) -> str:
-    """Remove members earlier installs created that are now empty (`[]` / `{}`), deepest first."""
+def prune(text: str, created: tuple[JsonPath, ...], extras: dict[str, Any] | None = None) -> str:
+    """Remove members earlier installs created that are now empty (`[]` / `{}`), deepest first;
+    with `extras` (an uninstall), also the extras it created, once nothing else is left beside
+    them."""
     for path in sorted(created, key=len, reverse=True):
         root = je.scan(text)
         parent = je.find(root, ".".join(path[:-1])) if len(path) > 1 else root
         node = parent.get(path[-1]) if parent is not None and parent.kind == "object" else None
         if parent is not None and node is not None and je.data(text, node) in ([], {}):
             text = je.remove_member(text, parent, path[-1])
+    mine = [p[0] for p in created if len(p) == 1 and extras and p[0] in extras]
+    root = je.scan(text)
+    if mine and {m.key for m in root.members} <= set(mine):
+        for key in mine:
+            text = je.remove_member(text, je.scan(text), key)
     return text
 
 
@@ -166,25 +207,29 @@ def set_switches(text: str, paths: list[str], value: bool,
 
 
 def merge(text: str, path: Path, own: Owner, want: Want, known: Known, force: bool,
-          comments: bool = False) -> Outcome:
+          comments: bool = False, tree: Tree | None = None) -> Outcome:
+    tree = tree or Tree()
     text = normalise(text)
     root = je.parse(text, path, comments)
-    hooks_node(text, root, path)
+    hooks_node(text, root, path, tree)
     style = style_of(text, root)
-    found = found_units(text, root, own)
-    clash = conflicts(found, want, known, path)
+    found = found_units(text, root, own, tree)
+    clash = conflicts(found, want, known, path, tree)
     if clash and not force:
         return Outcome(text=text, conflicts=clash)
     created: list[JsonPath] = []
     for event in _events(found, want):
         wanted = [value for key, value in want.units if key == event]
-        mine = [f for f in found_units(text, je.scan(text), own) if f.event == event]
+        mine = [f for f in found_units(text, je.scan(text), own, tree) if f.event == event]
         if _settled(mine, wanted):
             continue
-        text = drop_event(text, own, event)
+        text = drop_event(text, own, event, tree)
         if wanted:
-            text, made = add_groups(text, event, wanted, style)
+            text, made = add_entries(text, event, wanted, style, tree)
             created += made
+    if want.units:
+        text, made = add_extras(text, tree, style)
+        created += made
     text = prune(text, tuple(p for p in known.created if p not in created))
     text, switched = set_switches(text, want.switches, True, style)
     je.loads(text, path, comments)
@@ -193,17 +238,18 @@ def merge(text: str, path: Path, own: Owner, want: Want, known: Known, force: bo
 
 
 def unmerge(text: str, path: Path, own: Owner, known: Known, force: bool,
-            comments: bool = False) -> Outcome:
+            comments: bool = False, tree: Tree | None = None) -> Outcome:
     """Our units out, created members pruned, switches we turned on turned back off."""
+    tree = tree or Tree()
     text = normalise(text)
     root = je.parse(text, path, comments)
-    found = found_units(text, root, own)
-    clash = conflicts(found, Want(units=[], switches=[]), known, path)
+    found = found_units(text, root, own, tree)
+    clash = conflicts(found, Want(units=[], switches=[]), known, path, tree)
     if clash and not force:
         return Outcome(text=text, conflicts=clash)
     for event in _events(found, Want(units=[], switches=[])):
-        text = drop_event(text, own, event)
-    text = prune(text, known.created)
+        text = drop_event(text, own, event, tree)
+    text = prune(text, known.created, tree.extras)
     text, _ = set_switches(text, list(known.switches), False, style_of(text, je.scan(text)))
     je.loads(text, path, comments)
     return Outcome(text=text)

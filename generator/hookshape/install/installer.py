@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookshape.errors import HookshapeError
-from hookshape.install import fsops, lock, stage, staged
+from hookshape.install import formats, fsops, lock, stage, staged
 from hookshape.install import ledger as ledgers
 from hookshape.install.formats import merge, want
 from hookshape.install.ledger import ConfigRecord, Ledger, StagedFile, UnitRecord
@@ -165,7 +165,7 @@ def _record(request: Request, step: ConfigStep, old: ConfigRecord | None, saved:
     commands = want(request.loaded.spec, step.profile, request.homes.harness).commands
     if old is None or step.before is None:
         return ConfigRecord(
-            vendor=step.profile.id, scope=request.scope, format=step.profile.config.format,
+            vendor=step.profile.id, scope=request.scope, format=formats.shape(step.profile),
             created_file=step.before is None,
             pre_sha256=None if step.before is None else sha256(step.before),
             original=saved if step.changed else None, post_sha256=sha256(step.after),

@@ -47,22 +47,22 @@ def owner(spec: Spec, known: Iterable[str] = ()) -> Owner:
     return Owner(pattern=pattern, extra=frozenset(known))
 
 
-def commands(value: Any) -> Iterator[str]:
-    """Every `command` string anywhere inside a JSON/TOML value."""
+def commands(value: Any, name: str = "command") -> Iterator[str]:
+    """Every command string (under the vendor's handler key `name`) inside a JSON/TOML value."""
     if isinstance(value, dict):
         for key, item in value.items():
-            if key == "command" and isinstance(item, str):
+            if key == name and isinstance(item, str):
                 yield item
             else:
-                yield from commands(item)
+                yield from commands(item, name)
     elif isinstance(value, list):
         for item in value:
-            yield from commands(item)
+            yield from commands(item, name)
 
 
-def all_ours(own: Owner, value: Any) -> bool:
+def all_ours(own: Owner, value: Any, name: str = "command") -> bool:
     """True when the value holds commands and every one is ours."""
-    found = list(commands(value))
+    found = list(commands(value, name))
     return bool(found) and all(own.owns(c) for c in found)
 
 

@@ -12,9 +12,7 @@ from hookshape.errors import ConfigError
 from hookshape.install import jsonedit, tomledit
 from hookshape.profiles import Profile
 
-# Handler and group keys a strict parser (codex-toml) accepts; anything else fails the file.
-STRICT_HANDLER_KEYS = frozenset({"type", "command", "timeout"})
-STRICT_GROUP_KEYS = frozenset({"matcher", "hooks"})
+GROUP_KEYS = frozenset({"matcher", "hooks"})
 
 
 @dataclass(frozen=True)
@@ -22,10 +20,11 @@ class Handler:
     event: str
     where: str  # e.g. `hooks.PreToolUse[1].hooks[0]`
     value: dict[str, Any]
+    key: str = "command"  # the vendor's command key
 
     @property
     def command(self) -> str:
-        found = self.value.get("command")
+        found = self.value.get(self.key)
         return found if isinstance(found, str) else ""
 
 
@@ -51,13 +50,17 @@ def load(profile: Profile, path: Path) -> Survey:
     except (ConfigError, OSError, UnicodeDecodeError) as exc:
         survey.error = str(exc)
         return survey
-    walk = _agy if profile.config.format == "agy-json" else _hooks
-    walk(profile, survey)
+    if profile.config.root == "{name}":
+        _bundles(profile, survey)
+    elif profile.config.layout == "list":
+        _list(profile, survey)
+    else:
+        _events(profile, survey)
     return survey
 
 
 def _parse(profile: Profile, text: str, path: Path) -> dict[str, Any]:
-    if profile.config.format == "codex-toml":
+    if profile.config.syntax == "toml":
         return tomledit.loads(text, path)
     if not text.strip():
         return {}
@@ -68,30 +71,54 @@ def _parse(profile: Profile, text: str, path: Path) -> dict[str, Any]:
 
 
 def _switch_leaves(profile: Profile) -> set[str]:
-    """Keys under `hooks` that are not events: switches (e.g. a legacy `hooks.enabled`) and the
-    vendor's trust records (e.g. Codex's `hooks.state`)."""
+    """Keys beside the events that are not events: switches (e.g. a legacy `hooks.enabled`), the
+    vendor's trust records (e.g. Codex's `hooks.state`) and the file's extras."""
+    root = profile.config.root
     names = [profile.config.enable_switch, *profile.config.legacy_switches,
              profile.config.trust_table]
-    return {n.split(".", 1)[1].split(".", 1)[0] for n in names if n.startswith("hooks.")}
+    leaves = {n.split(".", 1)[1].split(".", 1)[0] for n in names if root and n.startswith(root + ".")}
+    return leaves | (set(profile.config.extras) if not root else set())
 
 
-def _hooks(profile: Profile, survey: Survey) -> None:
-    """`{"hooks": {Event: [{matcher?, hooks: [handler]}]}}` (JSON or TOML)."""
-    hooks = survey.data.get("hooks")
+def _events(profile: Profile, survey: Survey) -> None:
+    """`{<root>: {Event: [entry]}}`, or the events at the top level (root "")."""
+    root = profile.config.root
+    hooks = survey.data.get(root) if root else survey.data
     if hooks is None:
         return
     if not isinstance(hooks, dict):
-        survey.shape.append("hooks: not an object")
+        survey.shape.append(f"{root}: not an object")
         return
+    _event_map(profile, survey, hooks, f"{root}." if root else "")
+
+
+def _event_map(profile: Profile, survey: Survey, events: dict[str, Any], prefix: str) -> None:
     skip = _switch_leaves(profile)
-    for event, groups in hooks.items():
+    tool_events = {profile.events.of(role) for role in profile.matcher.roles}
+    for event, items in events.items():
         if event in skip:
             continue
-        if not isinstance(groups, list):
-            survey.shape.append(f"hooks.{event}: not a list")
+        if not isinstance(items, list):
+            survey.shape.append(f"{prefix}{event}: not a list")
             continue
-        for index, group in enumerate(groups):
-            _group(profile, survey, event, f"hooks.{event}[{index}]", group)
+        for index, entry in enumerate(items):
+            _entry(profile, survey, event, f"{prefix}{event}[{index}]", entry, event in tool_events)
+
+
+def _entry(profile: Profile, survey: Survey, event: str, where: str, entry: Any, tool: bool) -> None:
+    """One entry where the layout wants a group or a flat handler."""
+    layout = profile.config.layout
+    grouped = isinstance(entry, dict) and "hooks" in entry
+    if layout == "flat" and grouped:
+        survey.shape.append(f"{where}: a matcher group here never fires (list the handlers "
+                            "directly, each with its matcher)")
+    if layout == "groups-for-matchers" and grouped and not tool:
+        survey.shape.append(f"{where}: a matcher group on a non-tool event never fires "
+                            "(list the handlers directly)")
+    if grouped or layout == "groups" or (layout == "groups-for-matchers" and tool):
+        _group(profile, survey, event, where, entry)
+    else:
+        _handler(profile, survey, event, where, entry)
 
 
 def _group(profile: Profile, survey: Survey, event: str, where: str, group: Any) -> None:
@@ -104,9 +131,8 @@ def _group(profile: Profile, survey: Survey, event: str, where: str, group: Any)
     if not isinstance(handlers, list):
         survey.shape.append(f"{where}.hooks: missing or not a list")
         return
-    if profile.config.format == "codex-toml":
-        unknown = sorted(set(group) - STRICT_GROUP_KEYS)
-        survey.shape += [f"{where}: unknown key {k!r}" for k in unknown]
+    if profile.config.strict:
+        survey.shape += [f"{where}: unknown key {k!r}" for k in sorted(set(group) - GROUP_KEYS)]
     for h_index, handler in enumerate(handlers):
         _handler(profile, survey, event, f"{where}.hooks[{h_index}]", handler)
 
@@ -116,53 +142,54 @@ def _handler(profile: Profile, survey: Survey, event: str, where: str, handler: 
         survey.shape.append(f"{where}: not an object")
         return
     survey.shape += _handler_problems(profile, where, handler)
-    survey.handlers.append(Handler(event, where, handler))
+    survey.handlers.append(Handler(event, where, handler, profile.config.handler.command))
 
 
 def _handler_problems(profile: Profile, where: str, handler: dict[str, Any]) -> list[str]:
+    keys = profile.config.handler
     problems = []
     kind = handler.get("type")
-    if not isinstance(kind, str):
+    if keys.type and not isinstance(kind, str):
         problems.append(f"{where}.type: missing or not a string")
-    command = handler.get("command")
-    if kind == "command" and not (isinstance(command, str) and command.strip()):
-        problems.append(f"{where}.command: missing or empty")
-    timeout = handler.get("timeout")
+    command = handler.get(keys.command)
+    if (kind == keys.type or not keys.type) and not (isinstance(command, str) and command.strip()):
+        problems.append(f"{where}.{keys.command}: missing or empty")
+    timeout = handler.get(keys.timeout)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or timeout <= 0):
-        problems.append(f"{where}.timeout: not a positive number")
-    if profile.config.format == "codex-toml":
-        unknown = sorted(set(handler) - STRICT_HANDLER_KEYS)
-        problems += [f"{where}: unknown key {k!r}" for k in unknown]
+        problems.append(f"{where}.{keys.timeout}: not a positive number")
+    if profile.config.strict:
+        known = {"type", keys.command, keys.timeout, "matcher", *keys.extra}
+        known |= {keys.event} if keys.event else set()
+        problems += [f"{where}: unknown key {k!r}" for k in sorted(set(handler) - known)]
     return problems
 
 
-def _agy(profile: Profile, survey: Survey) -> None:
-    """Top-level hook names -> events -> tool events: groups; other events: flat handlers."""
-    tool_events = {profile.events.of(role) for role in profile.matcher.roles}
+def _list(profile: Profile, survey: Survey) -> None:
+    """`<root> = [handler with its event key]` (e.g. TOML `[[hooks]]` tables)."""
+    root, key = profile.config.root, profile.config.handler.event
+    items = survey.data.get(root)
+    if items is None:
+        return
+    if not isinstance(items, list):
+        survey.shape.append(f"{root}: not a list")
+        return
+    for index, entry in enumerate(items):
+        where = f"{root}[{index}]"
+        event = entry.get(key) if isinstance(entry, dict) else None
+        if not isinstance(event, str):
+            survey.shape.append(f"{where}.{key}: missing or not a string")
+            continue
+        _handler(profile, survey, event, where, entry)
+
+
+def _bundles(profile: Profile, survey: Survey) -> None:
+    """Top-level hook names, each holding its events."""
     for name, events in survey.data.items():
         if not isinstance(events, dict):
             survey.shape.append(f"{json.dumps(name)}: not an object")
             continue
-        for event, items in events.items():
-            where = f"{json.dumps(name)}.{event}"
-            if not isinstance(items, list):
-                survey.shape.append(f"{where}: not a list")
-                continue
-            for index, item in enumerate(items):
-                _agy_item(profile, survey, event, f"{where}[{index}]", item, event in tool_events)
-
-
-def _agy_item(profile: Profile, survey: Survey, event: str, where: str, item: Any,
-              tool: bool) -> None:
-    if tool:
-        _group(profile, survey, event, where, item)
-    elif isinstance(item, dict) and "hooks" in item:
-        survey.shape.append(f"{where}: a matcher group on a non-tool event never fires "
-                            "(list the handlers directly)")
-        _group(profile, survey, event, where, item)
-    else:
-        _handler(profile, survey, event, where, item)
+        _event_map(profile, survey, events, f"{json.dumps(name)}.")
 
 
 def lookup(data: dict[str, Any], dotted: str) -> Any:

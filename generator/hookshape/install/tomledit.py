@@ -1,5 +1,5 @@
-"""The `codex-toml` format: our `[[hooks.<Event>]]` tables live between a start marker line and
-an end fence line (configs.codex_markers). The block is appended at the end of the file and
+"""TOML configs (profile `config.syntax = "toml"`): our tables live between a start marker line and
+an end fence line (configs.markers). The block is appended at the end of the file and
 replaced in place on reinstall; the rest of the file is never re-serialised. tomlkit is used
 only to read and to flip a switch such as `[features] hooks`, which keeps comments."""
 

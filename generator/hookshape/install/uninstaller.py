@@ -76,7 +76,7 @@ def _revert(request: Request, ledger: Ledger, profile: Profile, path: Path,
         return Revert(profile, path, target, before, original, how), []
     own = owner(request.loaded.spec, ledger.commands())
     text = decode(before, path)
-    found = commands(formats.data(profile, text, path))
+    found = commands(formats.data(profile, text, path), profile.config.handler.command)
     heir = heirs.find(path, found, own, request.homes.harness)
     known = record.known()
     if heir is not None:  # its hooks still need the switches on

@@ -1,5 +1,5 @@
 """What a vendor does with one hook run (exit code, stdout, stderr), in plain words, read off the
-profile's dialect data (tool_block, stop_block, context, ...), never off the vendor's name."""
+profile's [output] answers (hookshape.outputs), never off the vendor's name."""
 
 from __future__ import annotations
 
@@ -7,15 +7,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from hookshape import outputs
+from hookshape.outputs import Kind
 from hookshape.profiles import Profile
-
-# Block dialects whose vendor ignores the exit code (only the JSON decision counts).
-EXIT_IGNORED = frozenset({"decision-deny-agy", "decision-continue"})
-# Block dialects where exit 2 blocks only with plain text on stderr and nothing on stdout.
-EXIT2_NEEDS_EMPTY_STDOUT = frozenset({"decision-deny"})
-STOP_DECISION = {"decision-block": "block", "decision-deny": "deny",
-                 "decision-continue": "continue"}
-TOOL_DECISION = {"decision-deny": "deny", "decision-deny-agy": "deny"}
+from hookshape.spec import Role
 
 
 @dataclass(frozen=True)
@@ -48,41 +43,20 @@ def tool_name(profile: Profile, payload: dict[str, Any]) -> str:
     return f"the {node} call" if isinstance(node, str) and node else "the tool call"
 
 
-def _exit2(profile: Profile, dialect: str, run: Run) -> str | None:
-    """The reason when exit 2 is this vendor's block channel for this run, else None."""
-    if run.code != 2 or dialect in EXIT_IGNORED or not run.stderr.strip():
+def _exit2(profile: Profile, run: Run) -> str | None:
+    """The reason when exit 2 blocks on this vendor for this run, else None."""
+    out = profile.output
+    if run.code != 2 or out.exit_ignored or not run.stderr.strip():
         return None
-    if dialect in EXIT2_NEEDS_EMPTY_STDOUT and run.stdout.strip():
+    if out.exit2_needs_empty_stdout and run.stdout.strip():
         return None
     return one_line(run.stderr)
 
 
-def _hso(obj: dict[str, Any], key: str) -> str:
-    hso = obj.get("hookSpecificOutput")
-    value = hso.get(key) if isinstance(hso, dict) else None
-    return value if isinstance(value, str) else ""
-
-
-def _context(profile: Profile, role: str, obj: dict[str, Any]) -> str:
-    if role not in profile.dialect.context_roles:
-        return ""
-    if profile.dialect.context == "hso":
-        return one_line(_hso(obj, "additionalContext"))
-    if profile.dialect.context == "inject-steps":
-        steps = obj.get("injectSteps")
-        items = steps if isinstance(steps, list) else []
-        found = [s.get("ephemeralMessage") for s in items if isinstance(s, dict)]
-        return one_line(" ".join(m for m in found if isinstance(m, str)))
-    return ""
-
-
-def _tool_deny(profile: Profile, obj: dict[str, Any]) -> str | None:
-    dialect = profile.dialect.tool_block
-    if dialect == "hso-deny" and _hso(obj, "permissionDecision") == "deny":
-        return one_line(_hso(obj, "permissionDecisionReason"))
-    if TOOL_DECISION.get(dialect) and obj.get("decision") == TOOL_DECISION[dialect]:
-        return one_line(str(obj.get("reason", "")))
-    return None
+def _said(profile: Profile, kind: Kind, obj: dict[str, Any] | None, role: Role) -> str | None:
+    """The text of a JSON answer of this kind on stdout, in one line, or None."""
+    text = outputs.read(profile, kind, obj, role) if obj is not None else None
+    return None if text is None else one_line(text)
 
 
 def _quiet(display: str, run: Run, problem: str, tail: str) -> str:
@@ -98,29 +72,33 @@ def _quiet(display: str, run: Run, problem: str, tail: str) -> str:
 
 def pre_tool(profile: Profile, payload: dict[str, Any], run: Run) -> str:
     display, tool = profile.vendor.display, tool_name(profile, payload)
-    reason = _exit2(profile, profile.dialect.tool_block, run)
+    reason = _exit2(profile, run)
     obj, problem = stdout_object(run)
-    if reason is None and obj is not None:
-        reason = _tool_deny(profile, obj)
+    if reason is None:
+        reason = _said(profile, "deny", obj, "pre_tool")
+    if reason is None and obj == {} and profile.output.empty_object_denies:
+        reason = "(no reason: {} on stdout denies)"
+    if reason is None and run.code != 0 and profile.output.nonzero_denies:
+        reason = one_line(run.stderr) or f"(exit {run.code} denies)"
     if reason is not None:
         return f"{display} blocks {tool} and shows the agent: {reason}"
-    context = _context(profile, "pre_tool", obj) if obj is not None else ""
-    if context and profile.dialect.tool_warn == "context":
-        return f"{display} lets {tool} run and adds this context: {context}"
-    if run.code == 0 and run.stderr.strip() and profile.dialect.tool_warn == "stderr":
+    warn = _said(profile, "warn", obj, "pre_tool")
+    if warn:
+        return f"{display} lets {tool} run and adds this context: {warn}"
+    if run.code == 0 and run.stderr.strip() and outputs.on_stderr(profile, "warn", "pre_tool"):
         return f"{display} lets {tool} run and shows this warning: {one_line(run.stderr)}"
+    if _said(profile, "allow", obj, "pre_tool") is not None:
+        return f"{display} runs {tool} (the hook said allow)"
     return _quiet(display, run, problem, f"{display} runs {tool}")
 
 
 def prompt(profile: Profile, payload: dict[str, Any], run: Run) -> str:
     display = profile.vendor.display
-    reason = _exit2(profile, profile.dialect.tool_block, run)
+    reason = _exit2(profile, run)
     if reason is not None:
         return f"{display} rejects the prompt and shows: {reason}"
     obj, problem = stdout_object(run)
-    context = _context(profile, "prompt", obj) if obj is not None else ""
-    if context and profile.dialect.context == "inject-steps":
-        return f"{display} adds this message before the model call: {context}"
+    context = _said(profile, "context", obj, "prompt")
     if context:
         return f"{display} adds this context to the turn: {context}"
     return _quiet(display, run, problem, "the turn starts without added context")
@@ -128,28 +106,27 @@ def prompt(profile: Profile, payload: dict[str, Any], run: Run) -> str:
 
 def stop(profile: Profile, payload: dict[str, Any], run: Run) -> str:
     display = profile.vendor.display
-    dialect = profile.dialect.stop_block
-    reason = _exit2(profile, dialect, run)
+    reason = _exit2(profile, run)
     obj, problem = stdout_object(run)
-    if reason is None and obj is not None and obj.get("decision") == STOP_DECISION.get(dialect):
-        reason = one_line(str(obj.get("reason", "")))
+    if reason is None:
+        reason = _said(profile, "stop", obj, "stop")
     if reason is not None:
         return f"{display} keeps the agent working with: {reason}"
-    message = obj.get("systemMessage") if obj is not None else None
-    if isinstance(message, str) and message and profile.dialect.stop_suggest == "system-message":
-        return f"{display} lets the agent stop and shows the user: {one_line(message)}"
-    if run.code == 0 and run.stderr.strip() and profile.dialect.stop_suggest == "stderr":
+    message = _said(profile, "suggest", obj, "stop")
+    if message:
+        return f"{display} lets the agent stop and shows the user: {message}"
+    if run.code == 0 and run.stderr.strip() and outputs.on_stderr(profile, "suggest", "stop"):
         return f"{display} lets the agent stop and shows: {one_line(run.stderr)}"
     return _quiet(display, run, problem, "the agent stops")
 
 
 def post_tool(profile: Profile, payload: dict[str, Any], run: Run) -> str:
     display, tool = profile.vendor.display, tool_name(profile, payload)
-    reason = _exit2(profile, profile.dialect.tool_block, run)
+    reason = _exit2(profile, run)
     if reason is not None:
         return f"{display} shows the agent (after {tool} already ran): {reason}"
     obj, problem = stdout_object(run)
-    context = _context(profile, "post_tool", obj) if obj is not None else ""
+    context = _said(profile, "context", obj, "post_tool")
     if context:
         return f"{display} adds this context after {tool}: {context}"
     return _quiet(display, run, problem, f"{tool} already ran")

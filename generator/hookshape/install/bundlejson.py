@@ -1,6 +1,6 @@
-"""The `agy-json` format (a standalone hooks.json whose top-level keys are hook names): ours is
-one named member, replaced in place or appended; a member whose every command is ours under
-another name (an older spec's harness name) is stale and goes."""
+"""JSON configs of named bundles (profile `config.root = "{name}"`: a standalone hooks file whose
+top-level keys are hook names): ours is one named member, replaced in place or appended; a member
+whose every command is ours under another name (an older spec's harness name) is stale and goes."""
 
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ from hookshape.install.managed import Owner, all_ours, unit_hash
 from hookshape.install.model import JsonPath, Known, Outcome, Unit, Want
 
 
-def found_members(text: str, root: je.Node, own: Owner) -> list[tuple[str, Any]]:
-    """(name, value) of every top-level member whose commands are all ours."""
+def found_members(text: str, root: je.Node, own: Owner, key: str = "command") -> list[tuple[str, Any]]:
+    """(name, value) of every top-level member whose commands (under the handler key) are all
+    ours."""
     out = []
     for member in root.members:
         value = je.data(text, member.value)
-        if all_ours(own, value):
+        if all_ours(own, value, key):
             out.append((member.key, value))
     return out
 
@@ -61,11 +62,11 @@ def _drop(text: str, names: list[str]) -> str:
 
 
 def merge(text: str, path: Path, own: Owner, want: Want, known: Known, force: bool,
-          comments: bool = False) -> Outcome:
+          comments: bool = False, key: str = "command") -> Outcome:
     text = normalise(text)
     root = je.parse(text, path, comments)
     style = style_of(text, root)
-    found = found_members(text, root, own)
+    found = found_members(text, root, own, key)
     clash = _conflicts(text, root, found, want, known, path)
     if clash and not force:
         return Outcome(text=text, conflicts=clash)
@@ -83,10 +84,10 @@ def merge(text: str, path: Path, own: Owner, want: Want, known: Known, force: bo
 
 
 def unmerge(text: str, path: Path, own: Owner, known: Known, force: bool,
-            comments: bool = False) -> Outcome:
+            comments: bool = False, key: str = "command") -> Outcome:
     text = normalise(text)
     root = je.parse(text, path, comments)
-    found = found_members(text, root, own)
+    found = found_members(text, root, own, key)
     clash = _conflicts(text, root, found, Want(units=[], switches=[]), known, path)
     if clash and not force:
         return Outcome(text=text, conflicts=clash)
