@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from hookshape.configs import file_name
 from hookshape.loader import load
 from hookshape.plan import config_artifacts
 
@@ -81,8 +82,9 @@ def check_pre_tool_matcher(vendor: str, matcher: str) -> None:
 
 
 def test_the_config_files(configs: dict[str, bytes]) -> None:
-    assert sorted(configs) == ["config/agy/hooks.json", "config/claude/settings.json",
-                               "config/codex/config.toml", "config/gemini/settings.json"]
+    """One file per vendor the spec enables, named like the vendor's project file."""
+    loaded = load(SPEC)
+    assert sorted(configs) == sorted(f"config/{p.id}/{file_name(loaded.spec, p)}" for p in loaded.vendors)
     for data in configs.values():
         text = data.decode("utf-8")
         assert text.endswith("\n") and not text.endswith("\n\n")
@@ -186,17 +188,19 @@ def test_timeouts_keep_the_gate_margin(configs: dict[str, bytes]) -> None:
     """Every configured timeout, in the vendor's unit, leaves the gate deadline + margin."""
     spec = load(SPEC).spec
     floor_ms = spec.gate.deadline_ms + spec.gate.vendor_margin_ms
-    units = {"claude": 1000, "codex": 1000, "agy": 1000, "gemini": 1}
+    profiles = load(SPEC).profiles
     for path, data in configs.items():
-        vendor = path.split("/")[1]
+        profile = profiles[path.split("/")[1]]
+        unit = 1 if profile.config.timeout_unit == "ms" else 1000
+        key = profile.config.handler.timeout
         text = data.decode()
         if path.endswith(".toml"):
-            timeouts = [int(t) for t in re.findall(r"^timeout = (\d+)$", text, re.M)]
+            timeouts = [int(t) for t in re.findall(rf"^{key} = (\d+)$", text, re.M)]
         else:
-            timeouts = [int(t) for t in re.findall(r'"timeout": (\d+)', text)]
+            timeouts = [int(t) for t in re.findall(rf'"{key}": (\d+)', text)]
         assert timeouts, path
         for t in timeouts:
-            assert t * units[vendor] >= floor_ms, f"{path}: timeout {t} is below the gate floor"
+            assert t * unit >= floor_ms, f"{path}: timeout {t} is below the gate floor"
 
 
 def test_dist_configs_equal_a_fresh_build() -> None:

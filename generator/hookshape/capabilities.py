@@ -56,6 +56,9 @@ def _post_tool(spec: Spec, p: Profile) -> tuple[Level, str]:
 
 def _stop(spec: Spec, p: Profile) -> tuple[Level, str]:
     how = outputs.describe(p, "stop", "stop")
+    if not p.payload.stop_text:
+        return "observe-only", (f"{p.events.stop} carries no last assistant message to check: "
+                                "the turn is never held")
     if p.output.stop_guard == "counter":
         if spec.stop.counter_mode == "observe":
             return "observe-only", ("no stop_hook_active loop guard and a low-confidence contract: "

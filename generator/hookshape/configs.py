@@ -84,7 +84,8 @@ def toml_block(spec: Spec, profile: Profile, entries: list[HookEntry]) -> str:
 
 def file_name(spec: Spec, profile: Profile) -> str:
     """The config's file name in dist/config/<vendor>/ (the project file's name)."""
-    return PurePosixPath(profile.config.project_path.replace("{name}", spec.harness.name)).name
+    raw = profile.config.project_path or profile.config.user_path
+    return PurePosixPath(raw.replace("{name}", spec.harness.name)).name
 
 
 def render_config(spec: Spec, profile: Profile, entries: list[HookEntry]) -> tuple[str, str]:

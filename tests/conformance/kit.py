@@ -20,12 +20,16 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from tests.shells import AWK_PREFER, FIXTURES, MATRIX, ROOT, VENDORS, Shell, tentacle_awk
+from tests.shells import AWK_PREFER, FIXTURES, MATRIX, ROOT, Shell, tentacle_awk
 
 from hookshape import outputs
 from hookshape.profiles import load_profiles
 
 __all__ = ["FIXTURES", "MATRIX", "ROOT", "VENDORS", "Shell"]
+
+# every vendor with a profile: the matrix crosses each one's payloads with every shell
+PROFILES = load_profiles()
+VENDORS = tuple(PROFILES)
 
 CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 SPEC_PATH = ROOT / "hookshape.toml"
@@ -328,7 +332,6 @@ class Ctx:
 
 # ------------------------------------------------------------------------ stdout contract --
 
-PROFILES = load_profiles()
 EVENTS = {v: {r: p.events.of(r) for r in ("prompt", "pre_tool", "post_tool", "stop")}  # type: ignore[arg-type]
           for v, p in PROFILES.items()}
 

@@ -8,11 +8,13 @@ here once, independently of the generator's profiles and templates.
 
 from __future__ import annotations
 
+import itertools
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conformance.kit import MSG, PROFILES, SPEC
+from tests.conformance.kit import EVENTS, MSG, PROFILES, SPEC
 from tests.jsonref import ABSENT, lookup, py_cap
 from tests.tentaclekit import CODEX_BLANKS, suffix
 
@@ -50,22 +52,21 @@ class Shape:
     turn: tuple[str, ...] | None = None  # once-per-turn marker of the prompt event
 
 
-SNAKE = dict(tool=("tool_name",), tool_input=("tool_input",), cwd=(("cwd",),), session=(("session_id",),),
-             stop_active=("stop_hook_active",))
-VENDOR: dict[str, Shape] = {
-    "claude": Shape(**SNAKE, edit=frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"}),
-                    path_fields=("file_path", "notebook_path", "path"),
-                    stop_text=(("last_assistant_message",),)),
-    "gemini": Shape(**SNAKE, edit=frozenset({"write_file", "replace"}), path_fields=("file_path", "path"),
-                    stop_text=(("prompt_response",),)),
-    "codex": Shape(**SNAKE, edit=frozenset({"apply_patch", "Edit", "Write"}), path_fields=("file_path", "path"),
-                   patch="command", stop_text=(("last_assistant_message",),)),
-    "agy": Shape(tool=("toolCall", "name"), tool_input=("toolCall", "args"),
-                 edit=frozenset({"write_to_file", "replace_file_content", "multi_replace_file_content"}),
-                 path_fields=("TargetFile", "AbsolutePath"),
-                 cwd=(("workspacePaths", "0"),), session=(("conversationId",),),
-                 turn=("invocationNum",)),
-}
+def _dotted(path: str) -> tuple[str, ...]:
+    return tuple(path.split(".")) if path else ()
+
+
+def shape(vendor: str) -> Shape:
+    """The payload fields a vendor's profile names, read here by Python on its own."""
+    p = PROFILES[vendor].payload
+    return Shape(tool=_dotted(p.tool_name), tool_input=_dotted(p.tool_input),
+                 edit=frozenset(PROFILES[vendor].tools.edit), path_fields=tuple(p.path_fields),
+                 cwd=tuple(_dotted(c) for c in p.cwd), session=tuple(_dotted(c) for c in p.session),
+                 patch=p.patch_field or None, stop_text=tuple(_dotted(t) for t in p.stop_text),
+                 stop_active=_dotted(p.stop_active) or None, turn=_dotted(p.turn_marker) or None)
+
+
+VENDOR: dict[str, Shape] = {v: shape(v) for v in PROFILES}
 
 
 # ------------------------------------------------------------------------ payload reading --
@@ -343,3 +344,52 @@ def trail_line(path: str, tool: str, index: int) -> re.Pattern[str]:
     head = re.escape(f"{PHEROMONE}{suffix(path)}_") + r"\d+_\d+_" + str(index) + '="'
     body = re.escape(q(f"{path} | {note} | actor:{ACTOR} | ts:")) + r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
     return re.compile(head + body + '"')
+
+
+# ----------------------------------------------------------------------- event builders --
+
+
+def put(doc: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    """Set a value at a payload path; a "0" step is the first element of a list."""
+    cur: Any = doc
+    for k, nxt in itertools.pairwise(path):
+        if isinstance(cur, list):
+            cur = cur[0]
+            continue
+        cur = cur.setdefault(k, [{}] if nxt == "0" else {})
+    if isinstance(cur, list):
+        cur[:] = [value]
+    else:
+        cur[path[-1]] = value
+
+
+def place(doc: dict[str, Any], vendor: str, role: str, cwd: Any) -> dict[str, Any]:
+    """The vendor's own cwd field and event name of a role (where its payload has one)."""
+    v, p = VENDOR[vendor], PROFILES[vendor].payload
+    if len(v.cwd[0]) == 2 and v.cwd[0][1] == "0":
+        doc[v.cwd[0][0]] = [cwd]
+    else:
+        put(doc, v.cwd[0], cwd)
+    if p.event:
+        put(doc, _dotted(p.event), EVENTS[vendor][role])
+    if role == "prompt" and v.turn:
+        put(doc, v.turn, 0)
+    return doc
+
+
+def raw_event(vendor: str, role: str, fields: dict[tuple[str, ...], bytes], cwd: bytes) -> bytes:
+    """An event of the vendor's shape whose string values are raw JSON string bodies (escapes
+    stay escapes): the field paths given, the vendor's cwd and event name."""
+    doc: dict[str, Any] = {}
+    marks: dict[str, bytes] = {}
+    for i, (path, raw) in enumerate([*fields.items(), (("@cwd",), cwd)]):
+        mark = f"@@raw{i}@@"
+        marks[mark] = raw
+        if path == ("@cwd",):
+            place(doc, vendor, role, mark)
+        else:
+            put(doc, path, mark)
+    text = json.dumps(doc).encode()
+    for mark, raw in marks.items():
+        text = text.replace(b'"' + mark.encode() + b'"', b'"' + raw + b'"')
+    return text

@@ -49,8 +49,8 @@ json_values = st.recursive(scalars, lambda ch: st.lists(ch, max_size=3) | st.dic
                            max_leaves=8)
 
 EDIT = {v: sorted(s.edit) for v, s in o.VENDOR.items()}
-OTHER_TOOLS = {"claude": ["Bash", "Read", "mcp__x__y"], "gemini": ["run_shell_command", "read_file"],
-               "codex": ["Bash", "shell"], "agy": ["run_command", "view_file"]}
+# tools that are not edits: each vendor's shell tools, and a read tool of every shape
+OTHER_TOOLS = {v: [*o.PROFILES[v].tools.shell, "Read", "read_file", "view_file", "mcp__x__y"] for v in o.VENDOR}
 
 
 def put(doc: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
@@ -104,10 +104,10 @@ def tool_payload(draw: st.DrawFn, vendor: str) -> Payload:
     field = draw(st.sampled_from(v.path_fields))
     doc: dict[str, Any] = {}
     tin: dict[str, Any] = {}
-    if vendor == "codex" and draw(st.booleans()):
+    if v.patch is not None and draw(st.booleans()):
         paths = [target, *draw(st.lists(any_path.filter(lambda p: len(p) < 200), max_size=2))]
         body = patch_body(draw, paths)
-        tin["command"] = draw(st.sampled_from([body, ["apply_patch", body]]))
+        tin[v.patch] = draw(st.sampled_from([body, ["apply_patch", body]]))
     else:
         tin[field] = target
     d = itertools.cycle(decoys)
@@ -120,21 +120,22 @@ def tool_payload(draw: st.DrawFn, vendor: str) -> Payload:
     put(doc, v.tool_input, tin)
     if draw(st.integers(0, 9)) < 9:  # mostly a cwd, at one of the places the vendor keeps it
         cwd = draw(cwd_value)
-        if vendor != "agy":
-            doc["cwd"] = cwd
+        listed = len(v.cwd[0]) == 2 and v.cwd[0][1] == "0"  # a list of roots (agy's workspacePaths)
+        if not listed:
+            put(doc, v.cwd[0], cwd)
         elif draw(st.booleans()):
-            tin["Cwd"] = cwd
+            tin["Cwd"] = cwd  # a cwd in the tool args, which the model writes: never the cwd
         else:
-            doc["workspacePaths"] = [cwd]
-    if vendor == "agy" and "workspacePaths" not in doc and draw(st.booleans()):
-        doc["workspacePaths"] = [draw(cwd_value), "/nonexistent-cf/second"]
+            doc[v.cwd[0][0]] = [cwd]
+    if len(v.cwd[0]) == 2 and v.cwd[0][0] not in doc and draw(st.booleans()):
+        doc[v.cwd[0][0]] = [draw(cwd_value), "/nonexistent-cf/second"]
     put(doc, v.session[0], draw(small_text))
     doc["file_path"] = next(d)           # the right key at the wrong depth
     doc["TargetFile"] = next(d)
     doc["tool_response"] = {"filePath": next(d), "tool_name": draw(st.sampled_from(EDIT[vendor]))}
     doc.update(draw(st.dictionaries(small_text.filter(lambda k: k not in doc), json_values, max_size=2)))
-    if vendor != "agy":
-        doc["hook_event_name"] = o.EVENTS[vendor]["pre_tool"]
+    if o.PROFILES[vendor].payload.event:
+        put(doc, tuple(o.PROFILES[vendor].payload.event.split(".")), o.EVENTS[vendor]["pre_tool"])
     doc = draw(shuffled(doc))
     text = draw(serialize(doc))
     return Payload(vendor, doc, text, decoys)

@@ -129,10 +129,7 @@ def decoy_docs(vendor: str) -> list[tuple[str, dict, list[tuple[str, str]]]]:
         for k in path[:-1]:
             cur = cur.setdefault(k, {})
         cur[path[-1]] = value
-    if vendor == "agy":
-        doc["workspacePaths"] = ["/w"]
-    else:
-        doc.update({"cwd": "/w", "hook_event_name": o.EVENTS[vendor]["pre_tool"]})
+    o.place(doc, vendor, "pre_tool", "/w")
     return [("decoy-locked", doc, [(decoy, o.OTHER)]), ("true-locked", doc, [(true, o.OTHER)])]
 
 

@@ -187,10 +187,7 @@ def test_hostile_paths_every_awk(rendered, behind_awk, interps, awk_dirs, tmp_pa
             gen.put(doc, v.tool, sorted(v.edit)[0])
             gen.put(doc, (*v.tool_input, v.path_fields[0]), raw)
             gen.put(doc, v.session[0], "s1")
-            if vendor == "agy":
-                doc["workspacePaths"] = ["/w"]
-            else:
-                doc["cwd"] = "/w"
+            o.place(doc, vendor, "pre_tool", "/w")
             ts = o.targets(vendor, doc)
             matrix, locks = gen.locks_text([(t, o.OTHER) for t in ts])
             home = new_home(tmp_path, matrix)
@@ -323,15 +320,14 @@ def event(draw: st.DrawFn, vendor: str, role: str) -> tuple[bytes, list[str]]:
     v = o.VENDOR[vendor]
     doc: dict[str, Any] = {}
     gen.put(doc, v.session[0], draw(st.one_of(gen.small_text, st.integers(), st.none())))
-    if vendor == "agy":
-        doc["workspacePaths"] = [draw(gen.cwd_value)]
-    else:
-        doc["cwd"] = draw(gen.cwd_value)
-        doc["hook_event_name"] = draw(st.sampled_from([o.EVENTS[vendor][kind], o.EVENTS[vendor][role], "Other"]))
+    o.place(doc, vendor, kind, draw(gen.cwd_value))
+    event = o.PROFILES[vendor].payload.event
+    if event:
+        doc[event] = draw(st.sampled_from([o.EVENTS[vendor][kind], o.EVENTS[vendor][role], "Other"]))
     if kind == "prompt":
         doc["prompt"] = draw(gen.some_text)
-        if vendor == "agy":
-            doc["invocationNum"] = draw(st.one_of(st.integers(0, 3), st.none(), gen.small_text))
+        if v.turn:
+            gen.put(doc, v.turn, draw(st.one_of(st.integers(0, 3), st.none(), gen.small_text)))
     else:
         said = draw(st.one_of(gen.some_text.filter(bool), gen.some_text.filter(bool), gen.some_text, st.none(),
                               st.integers(), st.sampled_from(["SITREP\n| a | b |", "sitrep done | x", "| a | b |",
@@ -341,7 +337,7 @@ def event(draw: st.DrawFn, vendor: str, role: str) -> tuple[bytes, list[str]]:
         active = draw(st.sampled_from([False, False, False, True, None, "true", 1, 0]))
         if v.stop_active:
             gen.put(doc, v.stop_active, active)
-        if vendor == "agy":
+        if not v.stop_active:  # a vendor without the flag counts its stop calls (agy's fields)
             doc.update({"terminationReason": "NO_TOOL_CALL", "executionNum": draw(st.integers(0, 3))})
     return draw(gen.serialize(draw(gen.shuffled(doc)))), []
 

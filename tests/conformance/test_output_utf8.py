@@ -45,8 +45,6 @@ AWKS, REQUIRED_AWKS, awk_order, fuzz, runner = fz.AWKS, fz.REQUIRED_AWKS, fz.awk
 
 pytestmark = pytest.mark.slow
 
-EDIT = {"claude": "Write", "gemini": "write_file", "codex": "Write", "agy": "write_to_file"}
-TEXT_KEY = {"claude": "last_assistant_message", "gemini": "prompt_response", "codex": "last_assistant_message"}
 LOCALES = ({"LANG": "C", "LC_ALL": ""}, {"LANG": "", "LC_ALL": ""}, {"LANG": "C.UTF-8", "LC_ALL": ""})
 
 
@@ -61,30 +59,21 @@ def js(s: str, ascii_only: bool = False) -> bytes:
 
 
 def tool_event(vendor: str, path: bytes, session: bytes, content: bytes, cwd: bytes) -> bytes:
-    if vendor == "agy":
-        return (b'{"conversationId":' + q(session) + b',"workspacePaths":[' + q(cwd) + b'],"toolCall":{"name":"'
-                + EDIT[vendor].encode() + b'","args":{"TargetFile":' + q(path) + b',"CodeContent":' + q(content)
-                + b"}}}")
-    return (b'{"session_id":' + q(session) + b',"cwd":' + q(cwd) + b',"hook_event_name":"'
-            + o.EVENTS[vendor]["pre_tool"].encode() + b'","tool_name":"' + EDIT[vendor].encode()
-            + b'","tool_input":{"file_path":' + q(path) + b',"content":' + q(content) + b"}}")
+    v = o.VENDOR[vendor]
+    tool = o.PROFILES[vendor].tools.edit[0]
+    return o.raw_event(vendor, "pre_tool", {v.tool: tool.encode(), (*v.tool_input, v.path_fields[0]): path,
+                                            (*v.tool_input, "content"): content, v.session[0]: session}, cwd)
 
 
 def prompt_event(vendor: str, session: bytes, text: bytes, cwd: bytes) -> bytes:
-    if vendor == "agy":
-        return (b'{"conversationId":' + q(session) + b',"workspacePaths":[' + q(cwd)
-                + b'],"invocationNum":0,"userPrompt":' + q(text) + b"}")
-    return (b'{"session_id":' + q(session) + b',"cwd":' + q(cwd) + b',"hook_event_name":"'
-            + o.EVENTS[vendor]["prompt"].encode() + b'","prompt":' + q(text) + b"}")
+    return o.raw_event(vendor, "prompt", {o.VENDOR[vendor].session[0]: session, ("prompt",): text}, cwd)
 
 
 def stop_event(vendor: str, session: bytes, text: bytes, cwd: bytes) -> bytes:
-    if vendor == "agy":
-        return (b'{"conversationId":' + q(session) + b',"workspacePaths":[' + q(cwd)
-                + b'],"terminationReason":"NO_TOOL_CALL","executionNum":1}')
-    return (b'{"session_id":' + q(session) + b',"cwd":' + q(cwd) + b',"hook_event_name":"'
-            + o.EVENTS[vendor]["stop"].encode() + b'","stop_hook_active":false,"' + TEXT_KEY[vendor].encode()
-            + b'":' + q(text) + b"}")
+    v = o.VENDOR[vendor]
+    fields = {v.session[0]: session, **{path: text for path in v.stop_text[:1]}}
+    doc = o.raw_event(vendor, "stop", fields, cwd)
+    return doc[:-1] + b', "' + b".".join(p.encode() for p in v.stop_active) + b'": false}' if v.stop_active else doc
 
 
 def check_output(vendor: str | None, role: str, out: bytes, err: bytes) -> object:

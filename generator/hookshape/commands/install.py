@@ -38,6 +38,8 @@ def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: 
     """Install the harness: scripts under the harness home, entries in each vendor's config."""
     loaded = (spec.carried_by(source) if source else spec).load(profile_dirs)
     req = request.make(loaded, vendors, scope, project, home, force=force, dry_run=dry_run)
+    for note in req.skipped:
+        click.echo(f"note: {note}")
     code = installer.run(req, source.resolve() if source else None, click.echo)
     if code:
         sys.exit(code)

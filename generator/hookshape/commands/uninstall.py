@@ -44,6 +44,8 @@ def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: 
     names = vendors or _recorded(loaded, home) or tuple(p.id for p in loaded.vendors)
     req = request.make(loaded, names, scope, project, home, force=force, dry_run=dry_run,
                        enabled_only=False)
+    for note in req.skipped:
+        click.echo(f"note: {note}")
     code = uninstaller.run(req, click.echo)
     if code:
         sys.exit(code)

@@ -21,7 +21,7 @@ from hookshape.install import survey as surveys
 from hookshape.install.formats import switches
 from hookshape.install.ledger import ledger_path
 from hookshape.install.managed import Owner, owner
-from hookshape.install.paths import Homes, also_read, config_path, harness_home, legacy_paths
+from hookshape.install.paths import Homes, Scope, also_read, config_path, harness_home, legacy_paths
 from hookshape.install.survey import Handler, Survey, lookup, trusted
 from hookshape.loader import Loaded
 from hookshape.profiles import Profile
@@ -88,7 +88,10 @@ def _surveys(profile: Profile, paths: list[Path]) -> list[Survey]:
 
 def seen(ctx: Ctx, profile: Profile) -> Seen:
     home, project = ctx.homes.user, ctx.project
-    read = [config_path(profile, scope, home, project) for scope in ("user", "project")]
+    name = ctx.loaded.spec.harness.name
+    scopes: list[Scope] = ["user", "project"]
+    raws = (profile.config.user_path, profile.config.project_path)
+    read = [config_path(profile, scope, home, project, name) for scope, raw in zip(scopes, raws, strict=True) if raw]
     read += also_read(profile, home, project)
     old = [p for p in legacy_paths(profile, home, project) if p not in read]
     return Seen(profile, _surveys(profile, read), _surveys(profile, old))
@@ -155,7 +158,7 @@ def check_elsewhere(ctx: Ctx, s: Seen) -> list[Finding]:
     out = []
     for v in s.elsewhere:
         if s.ours(ctx, [v]):
-            where = config_path(s.profile, "user", ctx.homes.user, ctx.project)
+            where = config_path(s.profile, "user", ctx.homes.user, ctx.project, ctx.loaded.spec.harness.name)
             sev: Severity = "warn" if s.ours(ctx) else "error"
             out.append(Finding(sev, "unread-location",
                                f"{v.path} holds hook entries, but only older versions of "
@@ -292,7 +295,7 @@ def check_trust(ctx: Ctx, s: Seen) -> list[Finding]:
     table, key = s.profile.config.trust_table, s.profile.config.trust_key
     if not table or not s.ours(ctx):
         return []
-    user = config_path(s.profile, "user", ctx.homes.user, ctx.project)
+    user = config_path(s.profile, "user", ctx.homes.user, ctx.project, ctx.loaded.spec.harness.name)
     data = next((v.data for v in s.read if v.path == user), {})
     if trusted(data, table, key):
         return []
@@ -313,10 +316,11 @@ def check_auth(ctx: Ctx, s: Seen) -> list[Finding]:
     if not present or any(lookup(v.data, cfg.auth_key) not in (None, "") for v in s.read):
         return []
     want = f"{cfg.auth_key} = {cfg.auth_value!r}" if cfg.auth_value else cfg.auth_key
+    user = config_path(s.profile, "user", ctx.homes.user, ctx.project, ctx.loaded.spec.harness.name)
     return [Finding("warn", "auth-not-selected",
                     f"{', '.join(present)} is set but no settings file sets {cfg.auth_key}: "
                     f"{s.profile.vendor.display} then picks an auth mode a headless run rejects",
-                    f"set {want} in {config_path(s.profile, 'user', ctx.homes.user, ctx.project)}")]
+                    f"set {want} in {user}")]
 
 
 def check_notes(ctx: Ctx, s: Seen) -> list[Finding]:

@@ -6,13 +6,17 @@ from before the first install."""
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable
+import tomllib
+from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hookshape.errors import HookshapeError
-from hookshape.install import fsops
+from hookshape.install import fsops, lock
 from hookshape.install import ledger as ledgers
 from hookshape.install.ledger import ConfigRecord
 from hookshape.install.managed import Owner
@@ -30,12 +34,12 @@ class Heir:
     name: str
 
 
-def find(path: Path, found: Iterable[str], own: Owner, harness: Path) -> Heir | None:
+def find(path: Path, found: Iterable[str], own: Owner | None, harness: Path) -> Heir | None:
     """The first other harness (by command) whose ledger recorded one of these commands in
     this file; None when only the user's entries (or none) stay."""
     for command in sorted(set(found)):
         match = _ANY.match(command)
-        if match is None or own.owns(command):
+        if match is None or (own is not None and own.owns(command)):
             continue
         home = Path(_ESCAPED.sub(r"\1", match.group(1)))
         if home == harness:
@@ -68,3 +72,53 @@ def hand_over(heir: Heir, path: Path, ours: ConfigRecord, journal: fsops.Journal
         return
     ledger.configs[str(path)] = _merged(theirs, ours)
     journal.write(ledgers.ledger_path(heir.home), ledgers.dump(ledger), 0o600)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, str):
+        yield value
+
+
+def _file_heir(directory: Path, harness: Path) -> tuple[Heir, Path] | None:
+    """Another harness with a config file of its own in this directory (a vendor that reads a
+    folder of hook files, one per harness)."""
+    for path in sorted(p for p in directory.iterdir() if p.is_file()):
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        heir = find(path, _strings(data), None, harness)
+        if heir is not None:
+            return heir, path
+    return None
+
+
+def hand_dirs(dirs: list[Path], harness: Path, journal: fsops.Journal, held: set[Path]) -> list[Path]:
+    """Directories we created that another harness's own config file still fills go to that
+    harness's record of its file (the last uninstall removes them); returns those handed over.
+    `held`: harness homes whose lock the caller holds already."""
+    handed: list[Path] = []
+    for directory in sorted(dirs, key=lambda d: len(d.parts), reverse=True):
+        if directory in handed or not directory.is_dir():
+            continue
+        found = _file_heir(directory, harness)
+        if found is None:
+            continue
+        heir, path = found
+        mine = [d for d in dirs if d == directory or directory.is_relative_to(d)]
+        with nullcontext() if heir.home in held else lock.held(heir.home):
+            ledger = ledgers.load(heir.home)
+            record = ledger.configs.get(str(path)) if ledger else None
+            if ledger is None or record is None:
+                continue
+            record.created_dirs += [str(d) for d in mine if str(d) not in record.created_dirs]
+            journal.write(ledgers.ledger_path(heir.home), ledgers.dump(ledger), 0o600)
+        handed += mine
+    return handed

@@ -50,11 +50,13 @@ def expand(raw: str, home: Path, project: Path) -> Path:
     return project / raw
 
 
-def config_path(profile: Profile, scope: Scope, home: Path, project: Path) -> Path:
+def config_path(profile: Profile, scope: Scope, home: Path, project: Path, name: str) -> Path:
+    """The config file a scope's install edits (`{name}` in the profile's path: the harness
+    name, for a vendor that reads a folder of hook files)."""
     raw = profile.config.user_path if scope == "user" else profile.config.project_path
     if not raw:
         raise HookshapeError(f"{profile.id}: the vendor profile has no {scope} config path")
-    return expand(raw, home, project)
+    return expand(raw.replace("{name}", name), home, project)
 
 
 def also_read(profile: Profile, home: Path, project: Path) -> list[Path]:

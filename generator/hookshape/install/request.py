@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookshape.errors import HookshapeError
@@ -23,9 +23,10 @@ class Request:
     project: Path
     force: bool = False
     dry_run: bool = False
+    skipped: list[str] = field(default_factory=list)  # vendors this scope has no config for
 
     def config_path(self, profile: Profile) -> Path:
-        return config_path(profile, self.scope, self.homes.user, self.project)
+        return config_path(profile, self.scope, self.homes.user, self.project, self.loaded.spec.harness.name)
 
 
 def pick(loaded: Loaded, names: tuple[str, ...], enabled_only: bool = True) -> list[Profile]:
@@ -47,9 +48,26 @@ def pick(loaded: Loaded, names: tuple[str, ...], enabled_only: bool = True) -> l
 def make(loaded: Loaded, names: tuple[str, ...], scope: Scope, project: Path | None,
          home: Path | None, force: bool = False, dry_run: bool = False,
          env: Mapping[str, str] | None = None, enabled_only: bool = True) -> Request:
-    return Request(loaded=loaded, profiles=pick(loaded, names, enabled_only), scope=scope,
+    profiles, skipped = in_scope(pick(loaded, names, enabled_only), scope, bool(names))
+    return Request(loaded=loaded, profiles=profiles, scope=scope,
                    homes=homes(loaded.spec, home, os.environ if env is None else env),
-                   project=project_dir(project), force=force, dry_run=dry_run)
+                   project=project_dir(project), force=force, dry_run=dry_run, skipped=skipped)
+
+
+def in_scope(profiles: list[Profile], scope: Scope, named: bool) -> tuple[list[Profile], list[str]]:
+    """The profiles with a config file in this scope, and a note for each left out (a vendor named
+    on the command line without one is an error)."""
+    keep, notes = [], []
+    for p in profiles:
+        raw = p.config.user_path if scope == "user" else p.config.project_path
+        if raw:
+            keep.append(p)
+            continue
+        note = f"{p.id}: {p.vendor.display} reads hooks from no {scope} config file"
+        if named:
+            raise HookshapeError(note + f" (its user config: {p.config.user_path})")
+        notes.append(note + ": skipped")
+    return keep, notes
 
 
 def decode(data: bytes | None, path: Path) -> str:

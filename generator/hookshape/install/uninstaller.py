@@ -123,7 +123,7 @@ def show_dry_run(plan: Plan, echo: Echo) -> None:
             echo(f"{revert.profile.id}: {revert.path}: unchanged")
 
 
-def _apply_reverts(plan: Plan, ledger: Ledger, backups: fsops.Backups, echo: Echo) -> None:
+def _apply_reverts(plan: Plan, ledger: Ledger, harness: Path, backups: fsops.Backups, echo: Echo) -> None:
     made: list[Path] = []
     for revert in plan.reverts:
         record = ledger.configs.pop(str(revert.path))
@@ -139,8 +139,11 @@ def _apply_reverts(plan: Plan, ledger: Ledger, backups: fsops.Backups, echo: Ech
             made += [Path(d) for d in record.created_dirs]
         echo(f"{revert.profile.id}: {revert.path}: {revert.how if revert.changed else 'unchanged'}")
     backups.journal.remove_dirs(made)
-    # A directory another config still fills goes with the harness's own, once empty.
-    left = [str(d) for d in made if d.exists()]
+    # A directory another harness's own config file fills is theirs to remove; one another
+    # config still fills goes with the harness's own, once empty.
+    held = {r.heir.home for r in plan.reverts if r.heir is not None}
+    handed = heirs.hand_dirs([d for d in made if d.exists()], harness, backups.journal, held)
+    left = [str(d) for d in made if d.exists() and d not in handed]
     ledger.created_dirs += [d for d in left if d not in ledger.created_dirs]
 
 
@@ -209,6 +212,6 @@ def _locked_run(request: Request, echo: Echo) -> tuple[int, Ledger | None]:
 
 def _apply(plan: Plan, ledger: Ledger, harness: Path, journal: fsops.Journal, echo: Echo) -> None:
     backups = fsops.Backups(harness, journal)
-    _apply_reverts(plan, ledger, backups, echo)
+    _apply_reverts(plan, ledger, harness, backups, echo)
     _apply_unstage(plan, ledger, backups, echo)
     _finish(ledger, harness, backups)
