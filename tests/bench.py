@@ -348,6 +348,7 @@ def adversarial_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row
                         str(SQUID / "pd-hook-pre-tool")], stdin, venv, runs=10)
             median, p95 = measure(case, base, project)
             rows.append(Row(case.name, "adversarial", median, p95, median / bare, slow, None, None, median <= slow))
+    return rows
 
 
 def halt_size_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -> list[Row]:

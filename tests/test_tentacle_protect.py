@@ -290,8 +290,11 @@ def test_protect_must_cover_the_control_files(key: str, value: list[str], error:
 @pytest.mark.parametrize(("argv", "blocked"), [
     (["bash", "-lc", "rm ~/.port-daddy/HALT"], True),
     (["cat", "~/.port-daddy/HALT"], False),
+    (["x"] * 4_000 + ["rm", "~/.port-daddy/HALT"], True),
+    (["x"] * 4_000 + ["make"], False),
+    # past harness.json_max_values the rest of the argv is unseen: blocked whatever it ends with
     (["x"] * 20_000 + ["rm", "~/.port-daddy/HALT"], True),
-    (["x"] * 20_000 + ["make"], False),
+    (["x"] * 20_000 + ["make"], True),
 ])
 def test_codex_argv_commands(pd: Pd, argv: list[str], blocked: bool) -> None:
     default_home(pd)
