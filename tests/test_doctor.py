@@ -486,3 +486,19 @@ def test_a_comment_marker_inside_a_string_is_kept(wired: Path) -> None:
     settings.write_text("// lead\n" + json.dumps(data, indent=2))
     found = codes(report(wired, "--vendor", "gemini"), "gemini")
     assert found["comments"] == "info" and "unparsable" not in found
+
+
+def test_a_fail_closed_switch_on_our_entry_is_an_error(wired: Path) -> None:
+    """Claude's onFailure: "block" (profile config.fail_closed) would make a crashed or timed-out
+    gate block: doctor says so; without it nothing is said."""
+    assert "fail-closed" not in codes(report(wired, "--vendor", "claude"), "claude")
+    settings = wired / ".claude/settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["PreToolUse"][0]["hooks"][0]["onFailure"] = "block"
+    settings.write_text(json.dumps(data, indent=2))
+    found = report(wired, "--vendor", "claude")
+    assert codes(found, "claude")["fail-closed"] == "error"
+
+
+def test_codex_explains_the_retrust_a_change_causes(wired: Path) -> None:
+    assert codes(report(wired, "--vendor", "codex"), "codex")["retrust-after-change"] == "info"

@@ -86,6 +86,9 @@ class ConfigInfo(_Strict):
     extras: dict[str, Any] = Field({}, description=(
         "top-level keys the file must hold beside the entries (e.g. version = 1)"))
     handler: Handler = Field(Handler(), description="the keys of one handler")
+    fail_closed: dict[str, Any] = Field({}, description=(
+        "handler keys that make a hook fail closed (Claude: onFailure = \"block\"): never written on a "
+        "gate of ours; doctor flags an entry that carries them"))
     strict: bool = Field(False, description=(
         "a key the vendor does not know fails the file: doctor flags foreign keys in entries"))
     user_path: str

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conformance import oracle as o
-from tests.conformance.kit import Ctx, Home, new_home, parse_stdout
+from tests.conformance.kit import Ctx, Home, allow_answer, new_home, parse_stdout
 from tests.conformance.kit import fixtures as vendor_fixtures
 from tests.conformance.oracle import Expect
 
@@ -103,6 +103,8 @@ def check_run(ctx: Ctx, role: str, vendor: str, home: Home, sc: Scenario, run_no
     problems += bad
     if not bad and obj != exp.out:
         problems.append(f"answer {obj!r} != expected {exp.out!r}")
+    if exp.out is None and not exp.err and allow_answer(vendor, role) and ctx.mode == "gate" and not r.allowed:
+        problems.append("the gate allowed without the vendor's allow answer")
     err = r.err.decode("utf-8", "replace")
     if err != exp.err:
         problems.append(f"stderr {err[:300]!r} != expected {exp.err!r}")

@@ -240,9 +240,13 @@ def farm_without_preferred_awks(dest: Path) -> str:
 
 @dataclass(frozen=True)
 class Run:
+    """One run. A gate's allow answer (profile output.allow, printed on every allow path of a
+    pre-tool gate) is taken off `out` and noted in `allowed`, so an allow reads as silence."""
+
     code: int
     out: bytes
     err: bytes
+    allowed: bool = False
 
     def brief(self) -> str:
         return f"rc={self.code} stdout={self.out[:400]!r} stderr={self.err[:400]!r}"
@@ -327,7 +331,7 @@ class Ctx:
         full.update(env or {})
         proc = subprocess.run(self.argv(role), input=payload, capture_output=True, env=full, cwd=cwd,
                               timeout=timeout, check=False)
-        return Run(proc.returncode, proc.stdout, proc.stderr)
+        return allow_taken(Run(proc.returncode, proc.stdout, proc.stderr), role, vendor, self.mode)
 
 
 # ------------------------------------------------------------------------ stdout contract --
@@ -377,3 +381,21 @@ def parse_stdout(vendor: str, role: str, out: bytes) -> tuple[Any, str | None, l
     if shape is None:
         problems.append(f"stdout is not a {vendor} {role} answer ({SHAPES[role]})")
     return obj, shape, problems
+
+
+def allow_answer(vendor: str | None, role: str) -> bytes:
+    """The line a vendor's pre-tool gate prints when it allows ("" when it prints nothing)."""
+    if vendor is None or vendor not in PROFILES or role != "pre_tool":
+        return b""
+    text = outputs.stdout_text(PROFILES[vendor], "allow", "", "pre_tool")
+    return (text + "\n").encode() if text else b""
+
+
+def allow_taken(run: Run, role: str, vendor: str | None, mode: str) -> Run:
+    """A gate run's allow answer off stdout (it must be there when the gate allowed: a gate of
+    a vendor with an allow answer that printed nothing at all is left as it is, and fails the
+    caller's check of an allow)."""
+    line = allow_answer(vendor, role) if mode == "gate" else b""
+    if line and run.out == line:
+        return Run(run.code, b"", run.err, allowed=True)
+    return run

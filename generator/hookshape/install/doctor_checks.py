@@ -5,6 +5,7 @@ text. An `error` is something that stops hooks from firing."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -256,6 +257,20 @@ def check_duplicates(ctx: Ctx, s: Seen) -> list[Finding]:
             for (event, gate), n in sorted(count.items()) if n > 1]
 
 
+def check_fail_closed(ctx: Ctx, s: Seen) -> list[Finding]:
+    """An entry of ours with the vendor's fail-closed switch (profile config.fail_closed): a
+    crash, a timeout or a missing script of the gate would block instead of letting through."""
+    switch = s.profile.config.fail_closed
+    if not switch:
+        return []
+    return [Finding("error", "fail-closed", f"{v.path}: {h.where} sets "
+                    + ", ".join(f"{k} = {json.dumps(val)}" for k, val in switch.items())
+                    + f": {s.profile.vendor.display} then blocks whenever the gate cannot answer "
+                    "(a crash, a timeout, a missing script), which its fail-open design never does",
+                    f"remove the key, or run `{ctx.hs('install')}` to rewrite the entry")
+            for v, h in s.ours(ctx) if all(h.value.get(k) == val for k, val in switch.items())]
+
+
 def check_timeouts(ctx: Ctx, s: Seen) -> list[Finding]:
     unit = s.profile.config.timeout_unit
     deadline_ms = ctx.loaded.spec.gate.deadline_ms
@@ -332,7 +347,7 @@ def check_notes(ctx: Ctx, s: Seen) -> list[Finding]:
 
 
 CHECKS: list[Check] = [check_parse, check_comments, check_shape, check_wired, check_elsewhere,
-                       check_commands, check_foreign_paths, check_duplicates, check_timeouts,
+                       check_commands, check_foreign_paths, check_duplicates, check_fail_closed, check_timeouts,
                        check_switches, check_trust, check_auth, check_notes]
 
 
