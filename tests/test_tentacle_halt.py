@@ -472,10 +472,12 @@ def test_command_at_the_scan_cap(pd: Pd, vendor: str, filler: str) -> None:
 @pytest.mark.parametrize("tail", [["pd", "start"], ["true"]])
 def test_codex_argv_past_the_value_bound_is_blocked(pd: Pd, tail: list[str]) -> None:
     """An argv of more than json_max_values words is cut unread: under halt the rest may name
-    the CLI, so it is blocked whatever it ends with; without halt it passes."""
+    the CLI, so it is blocked whatever it ends with; without halt the rest may reach a control
+    file, so the protect rule blocks it too (naming the harness home)."""
     argv = ["x"] * SPEC["harness"]["json_max_values"] + tail
     payload = p_shell("codex", argv, pd.proj)
-    assert_silent(pd.run("pre_tool", payload, env={"PD_HOOK_PROVIDER": "codex", "PD_ACTOR": "alice"}))
+    r = pd.run("pre_tool", payload, env={"PD_HOOK_PROVIDER": "codex", "PD_ACTOR": "alice"})
+    assert r.json == tool_block("codex", MSG["protect_block"].format(path=str(pd.home)))
     r = pd.run("pre_tool", payload, env=halted(pd, "codex"))
     assert r.json == tool_block("codex", halt_msg(REASON))
 
