@@ -494,7 +494,8 @@ def test_a_fail_closed_switch_on_our_entry_is_an_error(wired: Path) -> None:
     assert "fail-closed" not in codes(report(wired, "--vendor", "claude"), "claude")
     settings = wired / ".claude/settings.json"
     data = json.loads(settings.read_text())
-    data["hooks"]["PreToolUse"][0]["hooks"][0]["onFailure"] = "block"
+    ours = next(h for g in data["hooks"]["PreToolUse"] for h in g["hooks"] if "pd-hook-pre-tool" in h["command"])
+    ours["onFailure"] = "block"
     settings.write_text(json.dumps(data, indent=2))
     found = report(wired, "--vendor", "claude")
     assert codes(found, "claude")["fail-closed"] == "error"

@@ -112,7 +112,10 @@ def test_shipped_doctor_contracts() -> None:
     codes = {vid: {f.doctor for f in p.facts if f.doctor} for vid, p in found.items()}
     assert codes["claude"] == {"write-before-read"}
     assert codes["gemini"] == {"context-escaping", "prompt-refire"}
-    assert codes["codex"] == {"block-reason-suffix"}
+    assert codes["codex"] == {"block-reason-suffix", "retrust-after-change"}
+    # the switch that would turn a gate fail-closed, where the vendor has one
+    assert found["claude"].config.fail_closed == {"onFailure": "block"}
+    assert found["cursor"].config.fail_closed == {"failClosed": True}
 
 
 def test_load_profiles_all_shipped() -> None:
