@@ -6,6 +6,8 @@ Layout of a scratch dir (everything a turn touches lives in it):
     <scratch>/home/.codex     CODEX_HOME        -> config.toml
     <scratch>/home/.claude    CLAUDE_CONFIG_DIR -> settings.json
     <scratch>/home/.gemini                      -> settings.json
+    <scratch>/home/.copilot                     -> settings.json (hooks: hooks/*.json)
+    <scratch>/home/.qwen                        -> settings.json
     <scratch>/work            the CLI's working directory
     <scratch>/tmp             TMPDIR
 
@@ -39,14 +41,20 @@ except ModuleNotFoundError:  # Python < 3.11
 
 from .mock.server import MockServer
 
-VENDORS = ("codex", "gemini", "claude")
+VENDORS = ("codex", "gemini", "claude", "copilot", "qwen")
 
 # Model names the CLIs accept offline (Codex needs a catalogue name, or it
 # offers no apply_patch tool).
-MODELS = {"codex": "gpt-5.5", "gemini": "gemini-2.5-flash", "claude": "claude-sonnet-4-5"}
+MODELS = {
+    "codex": "gpt-5.5",
+    "gemini": "gemini-2.5-flash",
+    "claude": "claude-sonnet-4-5",
+    "copilot": "gpt-4.1",
+    "qwen": "qwen3-coder-plus",
+}
 
 # npm bin name of each vendor's CLI.
-BINARIES = {"codex": "codex", "gemini": "gemini", "claude": "claude"}
+BINARIES = {v: v for v in VENDORS}
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOOLS_DIR = REPO_ROOT / "tools"
@@ -93,14 +101,38 @@ def gemini_dir(scratch: Path) -> Path:
     return home_dir(scratch) / ".gemini"
 
 
+def copilot_dir(scratch: Path) -> Path:
+    return home_dir(scratch) / ".copilot"
+
+
+def qwen_dir(scratch: Path) -> Path:
+    return home_dir(scratch) / ".qwen"
+
+
 def config_path(vendor: str, scratch: Path) -> Path:
-    """The vendor's user-level config file inside the scratch home (where hooks go)."""
+    """The vendor's user-level config file inside the scratch home.
+
+    Hooks go there too, except for Copilot CLI, which reads them from a folder
+    of hook files (see `hook_files`).
+    """
     _check_vendor(vendor)
     if vendor == "codex":
         return codex_home(scratch) / "config.toml"
     if vendor == "claude":
         return claude_config_dir(scratch) / "settings.json"
+    if vendor == "copilot":
+        return copilot_dir(scratch) / "settings.json"
+    if vendor == "qwen":
+        return qwen_dir(scratch) / "settings.json"
     return gemini_dir(scratch) / "settings.json"
+
+
+def hook_files(vendor: str, scratch: Path) -> list[Path]:
+    """The files the vendor reads user hooks from (Copilot: ~/.copilot/hooks/*.json)."""
+    _check_vendor(vendor)
+    if vendor == "copilot":
+        return sorted((copilot_dir(scratch) / "hooks").glob("*.json"))
+    return [config_path(vendor, scratch)]
 
 
 def _check_vendor(vendor: str) -> None:
@@ -246,6 +278,18 @@ GEMINI_OWN_SETTINGS = {
 }
 
 CLAUDE_OWN_SETTINGS: dict = {}  # everything Claude needs comes from the environment
+COPILOT_OWN_SETTINGS: dict = {}  # everything Copilot needs (BYOK, offline) comes from the environment
+
+QWEN_OWN_SETTINGS = {
+    # Qwen adds "$version" and writes the file back when it is missing.
+    "$version": 4,
+    "privacy.usageStatisticsEnabled": False,
+    "general.enableAutoUpdate": False,
+    # Background memory agents send model requests of their own after the turn.
+    "memory.enableManagedAutoMemory": False,
+    "memory.enableManagedAutoDream": False,
+    "memory.enableAutoSkill": False,
+}
 
 
 def prepare_home(vendor: str, scratch: Path, mock_url: str, *, model: str | None = None) -> Path:
@@ -260,6 +304,10 @@ def prepare_home(vendor: str, scratch: Path, mock_url: str, *, model: str | None
         update_toml(path, _codex_settings(mock_url, model))
     elif vendor == "gemini":
         update_json(path, GEMINI_OWN_SETTINGS)
+    elif vendor == "copilot":
+        update_json(path, COPILOT_OWN_SETTINGS)
+    elif vendor == "qwen":
+        update_json(path, QWEN_OWN_SETTINGS)
     else:
         update_json(path, CLAUDE_OWN_SETTINGS)
     return path
@@ -304,6 +352,29 @@ def turn_env(
                 "GEMINI_CLI_NO_RELAUNCH": "true",
             }
         )
+    elif vendor == "copilot":
+        env.update(
+            {
+                # BYOK: an OpenAI-compatible provider, so no GitHub login is needed.
+                "COPILOT_PROVIDER_BASE_URL": mock_url + "/v1",
+                "COPILOT_PROVIDER_TYPE": "openai",
+                "COPILOT_PROVIDER_API_KEY": MOCK_KEY,
+                "COPILOT_MODEL": MODELS["copilot"],
+                # No GitHub auth, telemetry, web tools, GitHub MCP server or update check.
+                "COPILOT_OFFLINE": "true",
+                "COPILOT_AUTO_UPDATE": "false",
+            }
+        )
+    elif vendor == "qwen":
+        env.update(
+            {
+                # All three together select the OpenAI-compatible auth type, no login.
+                "OPENAI_BASE_URL": mock_url + "/v1",
+                "OPENAI_API_KEY": MOCK_KEY,
+                "OPENAI_MODEL": MODELS["qwen"],
+                "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+            }
+        )
     else:
         env.update(
             {
@@ -341,6 +412,10 @@ def command(vendor: str, prompt: str, *, model: str | None = None) -> list[str]:
         ]
     if vendor == "gemini":
         return [binary, "-p", prompt, "-m", model, "--approval-mode", "yolo", "-o", "json"]
+    if vendor == "copilot":
+        return [binary, "-p", prompt, "--model", model, "--allow-all-tools", "--output-format", "json"]
+    if vendor == "qwen":
+        return [binary, "-p", prompt, "--model", model, "--approval-mode", "yolo", "-o", "json"]
     return [
         binary,
         "-p",
