@@ -58,6 +58,7 @@ EVENTS = {
     "gemini": ("BeforeAgent", "BeforeTool", "AfterAgent"),
     "copilot": ("userPromptSubmitted", "preToolUse", "agentStop"),
     "qwen": ("UserPromptSubmit", "PreToolUse", "Stop"),
+    "kimi": ("UserPromptSubmit", "PreToolUse", "Stop"),
 }
 
 # A final text that satisfies the stop hook (mentions SITREP, has a table line), so a
@@ -138,6 +139,17 @@ def final_text(vendor: str, result: runner.TurnResult) -> str:
                 content = (event.get("data") or {}).get("content") or ""
                 if content.strip():
                     texts.append(content)
+        return texts[-1] if texts else ""
+    if vendor == "kimi":  # stream-json: one message per line, the agent's as role assistant
+        texts = []
+        for line in result.stdout.splitlines():
+            try:
+                msg = json.loads(line) if line.startswith("{") else {}
+            except ValueError:
+                continue
+            content = msg.get("content") if msg.get("role") == "assistant" else None
+            if isinstance(content, str) and content.strip():
+                texts.append(content)
         return texts[-1] if texts else ""
     if vendor == "qwen":  # one JSON array of messages, the last a "result" record
         start = result.stdout.find("[")

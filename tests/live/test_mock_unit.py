@@ -7,6 +7,7 @@ the runner's config-file handling (its keys in, everybody else's kept).
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 import urllib.error
 import urllib.request
@@ -345,7 +346,7 @@ def test_missing_configs_are_created_valid(tmp_path):
     for vendor in runner.VENDORS:
         path = runner.prepare_home(vendor, tmp_path / vendor, "http://127.0.0.1:1")
         assert path == runner.config_path(vendor, tmp_path / vendor) and path.exists()
-        if vendor == "codex":
+        if path.suffix == ".toml":  # codex, kimi
             tomllib.loads(path.read_text())
         else:
             assert isinstance(json.loads(path.read_text()), dict)
@@ -362,6 +363,27 @@ def test_missing_configs_are_created_valid(tmp_path):
         == runner.home_dir(tmp_path) / ".codex" / "config.toml"
     )
     assert runner.config_path("qwen", tmp_path) == runner.home_dir(tmp_path) / ".qwen" / "settings.json"
+
+
+def test_kimi_config_keeps_hook_tables(tmp_path):
+    path = runner.config_path("kimi", tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        '# >>> managed >>>\n[[hooks]]\nevent = "PreToolUse"\nmatcher = "^(Edit)$"\n'
+        'command = "sh hook.sh"\ntimeout = 5\n# <<< managed <<<\n'
+    )
+    runner.prepare_home("kimi", tmp_path, "http://127.0.0.1:1")
+    runner.prepare_home("kimi", tmp_path, "http://127.0.0.1:2")
+    data = tomllib.loads(path.read_text())
+    assert data["hooks"] == [
+        {"event": "PreToolUse", "matcher": "^(Edit)$", "command": "sh hook.sh", "timeout": 5}
+    ]
+    assert data["default_model"] == runner.MOCK_PROVIDER_ID
+    provider = data["providers"][runner.MOCK_PROVIDER_ID]
+    assert provider["type"] == "openai" and provider["base_url"] == "http://127.0.0.1:2/v1"
+    assert data["models"][runner.MOCK_PROVIDER_ID]["max_context_size"] == 128000
+    env = runner.turn_env("kimi", tmp_path, "http://127.0.0.1:2", {"PATH": "/fake/bin"})
+    assert env["PATH"] == f"{runner.node22_bin()}{os.pathsep}/fake/bin"  # Node 22 stays first
 
 
 def test_copilot_hooks_live_in_a_folder_of_their_own(tmp_path):
@@ -521,11 +543,18 @@ def test_openai_chat_tells_hook_context_from_the_prompt():
         {"type": "text", "text": "MOCK_PROMPT do it"},
         {"type": "text", "text": "<qwen:user-prompt-submit-context>\nPD\n</qwen:user-prompt-submit-context>"},
     ]
+    kimi_messages = [
+        {"role": "user", "content": '<hook_result hook_event="UserPromptSubmit">\nPD\n</hook_result>'},
+        {"role": "user", "content": "MOCK_PROMPT do it"},
+    ]
     with MockServer(Script((), ("A",))) as mock:
+        body = {"tools": COPILOT_TOOLS, "messages": kimi_messages}
+        post(mock.url + "/v1/chat/completions", body)
         for content in (copilot_prompt, qwen_parts):
             body = {"tools": COPILOT_TOOLS, "messages": [{"role": "user", "content": content}]}
             post(mock.url + "/v1/chat/completions", body)
-    copilot, qwen = mock.model_requests()
+    kimi, copilot, qwen = mock.model_requests()
+    assert [i.kind for i in kimi.items] == [CONTEXT, USER]
     assert [(i.kind, i.text) for i in copilot.items] == [
         (USER, "MOCK_PROMPT do it"),
         (CONTEXT, "<system_reminder>\nPD COORDINATION\n</system_reminder>"),

@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions (`POST /v1/chat/completions`), as Copilot CLI (BYOK) and Qwen Code speak it.
+"""OpenAI Chat Completions (`POST /v1/chat/completions`), as Copilot CLI (BYOK), Qwen Code and Kimi Code speak it.
 
 Conversation shape comes from `messages`:
   system/developer -> CONTEXT; user text -> USER, except the parts hooks and
@@ -54,6 +54,7 @@ _CONTEXT_TAGS = (
     "system_reminder",  # Copilot CLI: prompt-hook context appended to the prompt
     "system-reminder",
     "qwen:user-prompt-submit-context",  # Qwen Code: prompt-hook context, a part of its own
+    "hook_result",  # Kimi Code: prompt-hook context, a user message before the prompt
     "hook_context",
     "session_context",
     "environment_context",
