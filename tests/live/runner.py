@@ -521,7 +521,7 @@ TIMEOUT_EXIT = 124
 def _processes_with_token(token: str) -> list[int]:
     """pids whose environment carries this turn's token (Linux /proc; else none).
 
-    All three CLIs start hooks in a session of their own, so a hook outlives
+    The CLIs start hooks in a session (or process group) of their own, so a hook outlives
     a killed CLI outside the CLI's process group; the environment, which
     they do pass on, still marks it as this turn's.
     """

@@ -21,8 +21,8 @@ from .mock.server import MockServer, Script
 
 pytestmark = pytest.mark.live
 
-# The hand-written hook below speaks the dialects of these three; Copilot CLI and Qwen Code
-# run the rendered harness only (test_live_harness.py), which covers the same channels.
+# The hand-written hook below speaks the dialects of these three; Copilot CLI, Qwen Code and
+# Kimi Code run the rendered harness only (test_live_harness.py), which covers the same channels.
 VENDORS = ("codex", "gemini", "claude")
 
 # Per vendor: event names, the matcher for file writes, the hook timeout unit.

@@ -1,6 +1,6 @@
 """Fast checks of the live tier's own machinery (no vendor CLI needed).
 
-The mock's scripted decisions, its three wire protocols over real HTTP, and
+The mock's scripted decisions, its four wire protocols over real HTTP, and
 the runner's config-file handling (its keys in, everybody else's kept).
 """
 
