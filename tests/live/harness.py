@@ -56,6 +56,9 @@ EVENTS = {
     "claude": ("UserPromptSubmit", "PreToolUse", "Stop"),
     "codex": ("UserPromptSubmit", "PreToolUse", "Stop"),
     "gemini": ("BeforeAgent", "BeforeTool", "AfterAgent"),
+    "copilot": ("userPromptSubmitted", "preToolUse", "agentStop"),
+    "qwen": ("UserPromptSubmit", "PreToolUse", "Stop"),
+    "kimi": ("UserPromptSubmit", "PreToolUse", "Stop"),
 }
 
 # A final text that satisfies the stop hook (mentions SITREP, has a table line), so a
@@ -125,6 +128,37 @@ def final_text(vendor: str, result: runner.TurnResult) -> str:
             if item.get("type") == "agent_message":
                 texts.append(item.get("text", ""))
         return texts[-1] if texts else ""
+    if vendor == "copilot":  # JSONL events; the agent's messages are assistant.message
+        texts = []
+        for line in result.stdout.splitlines():
+            try:
+                event = json.loads(line) if line.startswith("{") else {}
+            except ValueError:
+                continue
+            if event.get("type") == "assistant.message":
+                content = (event.get("data") or {}).get("content") or ""
+                if content.strip():
+                    texts.append(content)
+        return texts[-1] if texts else ""
+    if vendor == "kimi":  # stream-json: one message per line, the agent's as role assistant
+        texts = []
+        for line in result.stdout.splitlines():
+            try:
+                msg = json.loads(line) if line.startswith("{") else {}
+            except ValueError:
+                continue
+            content = msg.get("content") if msg.get("role") == "assistant" else None
+            if isinstance(content, str) and content.strip():
+                texts.append(content)
+        return texts[-1] if texts else ""
+    if vendor == "qwen":  # one JSON array of messages, the last a "result" record
+        start = result.stdout.find("[")
+        try:
+            records = json.loads(result.stdout[start:]) if start >= 0 else []
+        except ValueError:
+            return ""
+        done = [r for r in records if isinstance(r, dict) and r.get("type") == "result"]
+        return str(done[-1].get("result") or "") if done else ""
     start = result.stdout.find("{")
     if start < 0:
         return ""
@@ -216,9 +250,9 @@ class Setup:
             for path in (self.gate(name), self.tentacle(name)):
                 if not os.access(path, os.X_OK):
                     raise AssertionError(f"install left no executable {path}:\n{self.install_output}")
-        config = runner.config_path(self.vendor, self.scratch)
-        if "pd-hook-pre-tool" not in config.read_text():
-            raise AssertionError(f"install wrote no hook entry into {config}")
+        files = runner.hook_files(self.vendor, self.scratch)
+        if not any("pd-hook-pre-tool" in f.read_text() for f in files if f.is_file()):
+            raise AssertionError(f"install wrote no hook entry into {files or 'any hook file'}")
         return self
 
     def lease(self, pid: int = 4242) -> None:

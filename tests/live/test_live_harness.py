@@ -28,7 +28,18 @@ Documented limitations of the pinned vendors (no bare skips):
     everything else pass unchanged. Asserted in the alert scenario.
   * Gemini CLI fires BeforeAgent again for the continuation after a stop block,
     so the prompt hook's coordination block and SITREP contract are injected a
-    second time in the same turn (asserted in the stop scenario).
+    second time in the same turn (asserted in the stop scenario). Qwen Code does
+    the same (UserPromptSubmit), and also before the model call that follows a
+    tool result: under HALT that re-fire opens a new prompt -> stop cycle after
+    the blocked call, so the distress file records the session as COMPLIED in
+    the same turn in which a call was blocked (asserted in the halt scenario).
+  * Qwen Code refuses an `edit` of a file not read in the session (after
+    PreToolUse ran); like Claude, its edit scenarios Read first. Qwen also escapes
+    `<`/`>` in prompt-hook context, like Gemini.
+  * Copilot CLI's agentStop and Kimi Code's Stop payloads carry no last
+    assistant message (the profiles' `payload.stop_text` is empty): the SITREP
+    check has nothing to read, so instead of the one-continuation scenario their
+    turns assert that the stop gate lets the agent stop.
 """
 
 from __future__ import annotations
@@ -39,6 +50,8 @@ import subprocess
 import time
 
 import pytest
+
+from hookshape.profiles import load_profiles
 
 from . import harness, runner
 from .harness import SITREP_TEXT, Setup, alert_line, lock_line
@@ -57,20 +70,50 @@ BLOCK_PREFIX = {
     "codex": "Command blocked by PreToolUse hook: ",
     "gemini": "Tool execution blocked: ",
     "claude": "PreToolUse:{tool} hook error: ",
+    "copilot": "Denied by preToolUse hook: ",
+    "qwen": "",  # the reason alone is the tool's result
+    "kimi": "<system>ERROR: Tool execution failed.</system>\n",
 }
 # ... the prompt hook's context, around our text ...
 CONTEXT_PREFIX = {
     "codex": "",  # a developer message of its own
     "gemini": "<hook_context>",
     "claude": "<system-reminder>\nUserPromptSubmit hook additional context: ",
+    "copilot": "<system_reminder>\n",  # appended to the prompt's own user message
+    "qwen": "<qwen:user-prompt-submit-context>\n",  # a user part of its own
+    "kimi": '<hook_result hook_event="UserPromptSubmit">\n',  # a user message before the prompt
 }
 # ... and a stop block, as a user message.
 STOP_PREFIX = {
     "codex": '<hook_prompt hook_run_id="stop:',
     "gemini": "",
     "claude": "Stop hook feedback:\n",
+    "qwen": "",
 }
-BLOCKED_TOOL = {"codex": "apply_patch", "gemini": "replace", "claude": "Edit"}
+BLOCKED_TOOL = {
+    "codex": "apply_patch",
+    "gemini": "replace",
+    "claude": "Edit",
+    "copilot": "edit",
+    "qwen": "edit",
+    "kimi": "Edit",
+}
+# Vendors that refuse an edit of a file not read in the session (Claude before PreToolUse,
+# Qwen after it): their edit scenarios read the file first, as a real session would.
+READ_BEFORE_EDIT = ("claude", "qwen")
+# Vendors whose CLI escapes < and > in prompt-hook context.
+ESCAPES_CONTEXT = ("gemini", "qwen")
+# Vendors that fire the prompt hook again before the model call after a stop continuation.
+PROMPT_REFIRES_ON_CONTINUATION = ("gemini", "qwen")
+# ... and again before the model call that follows a tool result.
+PROMPT_REFIRES_ON_TOOL_RESULT = ("qwen",)
+
+PROFILES = load_profiles()
+
+
+def stop_has_text(vendor: str) -> bool:
+    """Does the vendor's stop payload carry the agent's last message (the profile's stop_text)?"""
+    return bool(PROFILES[vendor].payload.stop_text)
 SHELL_TOOL = {"claude": "Bash"}
 
 ALERT_TEXT = "deploy freeze until 12:00 \u2014 ask #ops & <release> first"
@@ -98,7 +141,7 @@ def setup(request, live_clis):
 def edit_script(vendor: str, *texts: str) -> Script:
     """The model edits FILE (Claude: after reading it, see the module docstring)."""
     calls = [ToolCall.edit(FILE, BEFORE.strip(), AFTER.strip())]
-    if vendor == "claude":
+    if vendor in READ_BEFORE_EDIT:
         calls.insert(0, ToolCall.read(FILE))
     return Script(calls, texts or (SITREP_TEXT,))
 
@@ -221,7 +264,7 @@ def test_prompt_hook_alert_reaches_the_first_model_request(vendor, setup):
     first = turn.first_request()
     assert first is not None, why
     shown_alert = ALERT_TEXT
-    if vendor == "gemini":  # Gemini escapes < and > in hook context (documented above)
+    if vendor in ESCAPES_CONTEXT:  # Gemini and Qwen escape < and > in hook context (documented above)
         shown_alert = ALERT_TEXT.replace("<", "&lt;").replace(">", "&gt;")
     block = f"PD COORDINATION\nALERT 1: {shown_alert}"
     seen = context_items(first, "PD COORDINATION")
@@ -236,7 +279,7 @@ def test_prompt_hook_alert_reaches_the_first_model_request(vendor, setup):
 # -- 4. no SITREP table: the stop hook keeps the model working exactly once ----------
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@pytest.mark.parametrize("vendor", [v for v in VENDORS if stop_has_text(v)])
 def test_stop_without_sitrep_continues_exactly_once(vendor, setup):
     s = setup
     script = Script((), ("MOCK_DONE_1 all done", "MOCK_DONE_2 done, still no table"))
@@ -259,12 +302,30 @@ def test_stop_without_sitrep_continues_exactly_once(vendor, setup):
     assert len(markers) == 1 and markers[0].endswith(".blocked"), f"{markers}\n{why}"
     assert (s.stop_blocks / markers[0]).is_dir(), why
     assert_gate_ran(s, "pd-hook-stop", RAN, why, count=2)
-    if vendor == "gemini":
-        # Gemini runs BeforeAgent again for the continuation: the prompt hook fires twice
-        # and the continuation carries the contract a second time (documented above).
+    if vendor in PROMPT_REFIRES_ON_CONTINUATION:
+        # Gemini runs BeforeAgent, Qwen UserPromptSubmit, again for the continuation: the
+        # prompt hook fires twice and the continuation carries the contract a second time
+        # (documented above).
         assert len(s.gate_ends("pd-hook-prompt")) == 2, why
     else:
         assert len(s.gate_ends("pd-hook-prompt")) == 1, why
+
+
+@pytest.mark.parametrize("vendor", [v for v in VENDORS if not stop_has_text(v)])
+def test_stop_without_the_last_message_does_not_hold_the_turn(vendor, setup):
+    """A stop payload without the agent's last message (Copilot's agentStop: the profile's
+    stop_text is empty) gives the stop gate no text to check for a SITREP table: it must let
+    the agent stop, not hold every turn on a guess."""
+    s = setup
+    script = Script((), ("MOCK_DONE_1 all done", "MOCK_DONE_2 done, still no table"))
+    turn = s.turn(script, actor="bob")
+    why = turn.why
+    assert turn.result.exit_code == 0, why
+    assert turn.final_text() == "MOCK_DONE_1 all done", why
+    assert len(turn.requests) == 1, why
+    assert_no_stop_block(s, turn, why)
+    assert_gate_ran(s, "pd-hook-stop", RAN, why, count=1)
+    assert len(s.gate_ends("pd-hook-prompt")) == 1, why
 
 
 # -- 5. halt: the harness CLI is blocked through the shell tool ----------------------
@@ -305,7 +366,14 @@ def test_halt_blocks_the_harness_cli_in_the_shell_tool(vendor, setup):
     # the distress file: the session saw the halt; it did not comply (a call was blocked)
     distress = (s.home / "DISTRESS").read_text() if (s.home / "DISTRESS").exists() else ""
     assert distress.count("control SEEN") == 1, f"{distress!r}\n{why}"
-    assert "control COMPLIED" not in distress, f"{distress!r}\n{why}"
+    if vendor in PROMPT_REFIRES_ON_TOOL_RESULT:
+        # Qwen fires the prompt hook again for the tool-result continuation: that opens a
+        # new prompt -> stop cycle after the blocked call, and the cycle (no further call
+        # blocked) ends COMPLIED (documented above).
+        assert distress.count("control COMPLIED") == 1, f"{distress!r}\n{why}"
+        assert len(s.gate_ends("pd-hook-prompt")) == 2, why
+    else:
+        assert "control COMPLIED" not in distress, f"{distress!r}\n{why}"
 
 
 # -- 6. the kill switch: nothing blocked, nothing injected ---------------------------

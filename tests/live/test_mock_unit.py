@@ -1,12 +1,13 @@
 """Fast checks of the live tier's own machinery (no vendor CLI needed).
 
-The mock's scripted decisions, its three wire protocols over real HTTP, and
+The mock's scripted decisions, its four wire protocols over real HTTP, and
 the runner's config-file handling (its keys in, everybody else's kept).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 import urllib.error
 import urllib.request
@@ -323,7 +324,7 @@ def test_codex_config_keeps_hooks_and_foreign_keys(tmp_path):
     assert data["hooks"]["state"] == {"k": {"trusted_hash": "h"}}
 
 
-@pytest.mark.parametrize("vendor", ["gemini", "claude"])
+@pytest.mark.parametrize("vendor", ["gemini", "claude", "copilot", "qwen"])
 def test_json_settings_keep_hooks(vendor, tmp_path):
     path = runner.config_path(vendor, tmp_path)
     hooks = {
@@ -337,13 +338,15 @@ def test_json_settings_keep_hooks(vendor, tmp_path):
     assert data["security"]["folderTrust"] == {"enabled": True}
     if vendor == "gemini":
         assert data["security"]["auth"]["selectedType"] == "gemini-api-key"
+    if vendor == "qwen":
+        assert data["$version"] == 4 and data["memory"]["enableManagedAutoMemory"] is False
 
 
 def test_missing_configs_are_created_valid(tmp_path):
     for vendor in runner.VENDORS:
         path = runner.prepare_home(vendor, tmp_path / vendor, "http://127.0.0.1:1")
         assert path == runner.config_path(vendor, tmp_path / vendor) and path.exists()
-        if vendor == "codex":
+        if path.suffix == ".toml":  # codex, kimi
             tomllib.loads(path.read_text())
         else:
             assert isinstance(json.loads(path.read_text()), dict)
@@ -359,6 +362,51 @@ def test_missing_configs_are_created_valid(tmp_path):
         runner.config_path("codex", tmp_path)
         == runner.home_dir(tmp_path) / ".codex" / "config.toml"
     )
+    assert runner.config_path("qwen", tmp_path) == runner.home_dir(tmp_path) / ".qwen" / "settings.json"
+
+
+def test_kimi_config_keeps_hook_tables(tmp_path):
+    path = runner.config_path("kimi", tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        '# >>> managed >>>\n[[hooks]]\nevent = "PreToolUse"\nmatcher = "^(Edit)$"\n'
+        'command = "sh hook.sh"\ntimeout = 5\n# <<< managed <<<\n'
+    )
+    runner.prepare_home("kimi", tmp_path, "http://127.0.0.1:1")
+    runner.prepare_home("kimi", tmp_path, "http://127.0.0.1:2")
+    data = tomllib.loads(path.read_text())
+    assert data["hooks"] == [
+        {"event": "PreToolUse", "matcher": "^(Edit)$", "command": "sh hook.sh", "timeout": 5}
+    ]
+    assert data["default_model"] == runner.MOCK_PROVIDER_ID
+    provider = data["providers"][runner.MOCK_PROVIDER_ID]
+    assert provider["type"] == "openai" and provider["base_url"] == "http://127.0.0.1:2/v1"
+    assert data["models"][runner.MOCK_PROVIDER_ID]["max_context_size"] == 128000
+    env = runner.turn_env("kimi", tmp_path, "http://127.0.0.1:2", {"PATH": "/fake/bin"})
+    assert env["PATH"] == f"{runner.node22_bin()}{os.pathsep}/fake/bin"  # Node 22 stays first
+
+
+def test_copilot_hooks_live_in_a_folder_of_their_own(tmp_path):
+    hooks = runner.home_dir(tmp_path) / ".copilot" / "hooks"
+    assert runner.hook_files("copilot", tmp_path) == []
+    hooks.mkdir(parents=True)
+    (hooks / "b.json").write_text("{}")
+    (hooks / "a.json").write_text("{}")
+    assert runner.hook_files("copilot", tmp_path) == [hooks / "a.json", hooks / "b.json"]
+    assert runner.hook_files("qwen", tmp_path) == [runner.config_path("qwen", tmp_path)]
+
+
+@pytest.mark.parametrize("vendor", ["copilot", "qwen"])
+def test_chat_completions_vendors_point_at_the_mock(vendor, tmp_path):
+    env = runner.turn_env(vendor, tmp_path, "http://127.0.0.1:9")
+    base = env["COPILOT_PROVIDER_BASE_URL" if vendor == "copilot" else "OPENAI_BASE_URL"]
+    assert base == "http://127.0.0.1:9/v1"
+    if vendor == "copilot":
+        assert env["COPILOT_OFFLINE"] == "true" and env["COPILOT_MODEL"] == runner.MODELS["copilot"]
+    else:
+        assert env["OPENAI_API_KEY"] == runner.MOCK_KEY and env["OPENAI_MODEL"] == runner.MODELS["qwen"]
+    argv = runner.command(vendor, "hi")
+    assert argv[0].endswith("/" + vendor) and argv[1:3] == ["-p", "hi"]
 
 
 def test_turn_env_is_isolated(tmp_path, monkeypatch):
@@ -385,3 +433,146 @@ def test_a_tool_the_request_does_not_offer_is_a_loud_400():
     assert err.value.code == 400
     assert "no apply_patch tool" in json.loads(err.value.read())["error"]["message"]
     assert mock.requests[0].reply.startswith("script error")
+
+
+# -- OpenAI Chat Completions (Copilot CLI, Qwen Code) -------------------------------
+
+
+def chat_chunks(raw: bytes) -> list:
+    """The `data:` payloads of a Chat Completions stream; the last must be [DONE]."""
+    datas = [line[6:] for line in raw.decode().splitlines() if line.startswith("data: ")]
+    assert datas[-1] == "[DONE]"
+    return [json.loads(d) for d in datas[:-1]]
+
+
+def chat_tool(name: str, *props: str, required: tuple = ()) -> dict:
+    params = {"type": "object", "properties": {p: {"type": "string"} for p in props}}
+    if required:
+        params["required"] = list(required)
+    return {"type": "function", "function": {"name": name, "parameters": params}}
+
+
+COPILOT_TOOLS = [
+    chat_tool("bash", "command", "description", required=("command", "description")),
+    chat_tool("view", "path"),
+    chat_tool("create", "path", "file_text"),
+    chat_tool("edit", "path", "old_str", "new_str"),
+]
+QWEN_TOOLS = [
+    chat_tool("run_shell_command", "command", "is_background", required=("command", "is_background")),
+    chat_tool("read_file", "file_path"),
+    chat_tool("write_file", "file_path", "content"),
+    chat_tool("edit", "file_path", "old_string", "new_string"),
+]
+
+
+def test_openai_chat_streams_a_tool_call_then_text(tmp_path):
+    edit = ToolCall.edit("src/a.txt", "x", "y")
+    with MockServer(Script([edit], ("A", "B")), cwd=tmp_path) as mock:
+        messages = [
+            {"role": "system", "content": "You are a CLI."},
+            {"role": "user", "content": "go"},
+        ]
+        body = {
+            "model": "gpt-4.1",
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "tools": COPILOT_TOOLS,
+            "messages": messages,
+        }
+        ctype, raw = post(mock.url + "/v1/chat/completions", body)
+        assert ctype == "text/event-stream"
+        chunks = chat_chunks(raw)
+        assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+        calls = [tc for c in chunks for ch in c["choices"] for tc in ch["delta"].get("tool_calls") or []]
+        assert len(calls) == 1 and calls[0]["index"] == 0 and calls[0]["id"] == "call_mock_1"
+        assert calls[0]["function"]["name"] == "edit"
+        args = json.loads(calls[0]["function"]["arguments"])
+        assert args == {"path": str(tmp_path / "src/a.txt"), "old_str": "x", "new_str": "y"}
+        finishes = [ch["finish_reason"] for c in chunks for ch in c["choices"] if ch["finish_reason"]]
+        assert finishes == ["tool_calls"]
+        assert chunks[-1]["choices"] == [] and chunks[-1]["usage"]["total_tokens"] == 110
+
+        # the tool's result (here a hook's deny) comes back: the final text
+        messages += [
+            {"role": "assistant", "content": None, "tool_calls": [{**calls[0], "type": "function"}]},
+            {"role": "tool", "tool_call_id": "call_mock_1", "content": "Denied by preToolUse hook: no"},
+        ]
+        _, raw = post(mock.url + "/v1/chat/completions", body)
+        chunks = chat_chunks(raw)
+        text = "".join(ch["delta"].get("content") or "" for c in chunks for ch in c["choices"])
+        assert text == "A"
+        assert [ch["finish_reason"] for c in chunks for ch in c["choices"] if ch["finish_reason"]] == ["stop"]
+
+    first, second = mock.model_requests()
+    assert first.protocol == "openai_chat" and first.reply == "tool_call edit src/a.txt"
+    assert [i.kind for i in first.items] == [CONTEXT, USER]
+    assert [i.kind for i in second.items] == [CONTEXT, USER, TOOL_CALL, TOOL_RESULT]
+    assert second.items[2].name == "edit"
+    assert second.items[3].text == "Denied by preToolUse hook: no"
+
+
+def test_openai_chat_names_arguments_after_the_offered_schema(tmp_path):
+    script = Script(
+        [ToolCall.read("a"), ToolCall.write("b", "hi\n"), ToolCall.shell("ls")], ("done",)
+    )
+    with MockServer(script, cwd=tmp_path) as mock:
+        convo: list = [{"role": "user", "content": "go"}]
+        got = []
+        for n in range(3):
+            body = {"model": "m", "tools": QWEN_TOOLS, "messages": convo}  # not streamed
+            _, raw = post(mock.url + "/v1/chat/completions", body)
+            data = json.loads(raw)
+            assert data["object"] == "chat.completion"
+            msg = data["choices"][0]["message"]
+            assert data["choices"][0]["finish_reason"] == "tool_calls"
+            call = msg["tool_calls"][0]
+            got.append((call["function"]["name"], json.loads(call["function"]["arguments"])))
+            convo += [msg, {"role": "tool", "tool_call_id": call["id"], "content": f"out {n}"}]
+    assert got == [
+        ("read_file", {"file_path": str(tmp_path / "a")}),
+        ("write_file", {"file_path": str(tmp_path / "b"), "content": "hi\n"}),
+        # a required parameter the mock does not know gets a neutral value of its type
+        ("run_shell_command", {"command": "ls", "is_background": "mock"}),
+    ]
+
+
+def test_openai_chat_tells_hook_context_from_the_prompt():
+    copilot_prompt = "MOCK_PROMPT do it\n\n<system_reminder>\nPD COORDINATION\n</system_reminder>"
+    qwen_parts = [
+        {"type": "text", "text": "MOCK_PROMPT do it"},
+        {"type": "text", "text": "<qwen:user-prompt-submit-context>\nPD\n</qwen:user-prompt-submit-context>"},
+    ]
+    kimi_messages = [
+        {"role": "user", "content": '<hook_result hook_event="UserPromptSubmit">\nPD\n</hook_result>'},
+        {"role": "user", "content": "MOCK_PROMPT do it"},
+    ]
+    with MockServer(Script((), ("A",))) as mock:
+        body = {"tools": COPILOT_TOOLS, "messages": kimi_messages}
+        post(mock.url + "/v1/chat/completions", body)
+        for content in (copilot_prompt, qwen_parts):
+            body = {"tools": COPILOT_TOOLS, "messages": [{"role": "user", "content": content}]}
+            post(mock.url + "/v1/chat/completions", body)
+    kimi, copilot, qwen = mock.model_requests()
+    assert [i.kind for i in kimi.items] == [CONTEXT, USER]
+    assert [(i.kind, i.text) for i in copilot.items] == [
+        (USER, "MOCK_PROMPT do it"),
+        (CONTEXT, "<system_reminder>\nPD COORDINATION\n</system_reminder>"),
+    ]
+    assert [i.kind for i in qwen.items] == [USER, CONTEXT]
+    assert qwen.items[1].text.startswith("<qwen:user-prompt-submit-context>\nPD")
+    assert copilot.reply == qwen.reply == "text 'A'"
+
+
+def test_openai_chat_side_requests_and_missing_tools():
+    with MockServer(Script([ToolCall.write("f", "x")])) as mock:
+        # no tools: a title or summary request, answered "ok" and not scripted
+        _, raw = post(mock.url + "/v1/chat/completions", {"messages": [{"role": "user", "content": "title?"}]})
+        assert json.loads(raw)["choices"][0]["message"]["content"] == "ok"
+        assert mock.requests[0].kind == "side"
+        # the scripted write is not offered: a loud 400
+        body = {"tools": [chat_tool("bash", "command")], "messages": [{"role": "user", "content": "go"}]}
+        with pytest.raises(urllib.error.HTTPError) as err:
+            post(mock.url + "/v1/chat/completions", body)
+    assert err.value.code == 400
+    assert "no write tool" in json.loads(err.value.read())["error"]["message"]

@@ -5,11 +5,12 @@
         mock.requests            # every request: .method .path .headers .json
         mock.model_requests()    # only the ones the script answered
 
-One server speaks all three wire protocols (OpenAI Responses for Codex,
-Gemini generateContent for Gemini CLI, Anthropic Messages for Claude Code),
-told apart by path. It binds 127.0.0.1 on a free port. Anything it does not
-know gets a harmless answer (an empty JSON object, or an empty list for a
-GET), so that a CLI's side request never breaks a turn; it is still recorded.
+One server speaks four wire protocols (OpenAI Responses for Codex, OpenAI
+Chat Completions for Copilot CLI and Qwen Code, Gemini generateContent for
+Gemini CLI, Anthropic Messages for Claude Code), told apart by path. It binds
+127.0.0.1 on a free port. Anything it does not know gets a harmless answer
+(an empty JSON object, or an empty list for a GET), so that a CLI's side
+request never breaks a turn; it is still recorded.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from . import anthropic, gemini, openai_responses
+from . import anthropic, gemini, openai_chat, openai_responses
 from .conversation import Call, Item, Recorded, Script, ScriptError, Text, ToolCall  # noqa: F401 (re-exported)
 from .wire import Context, Request, Response, json_response
 
-PROTOCOLS = (openai_responses, gemini, anthropic)
+PROTOCOLS = (openai_responses, openai_chat, gemini, anthropic)
 
 
 class _HTTPServer(ThreadingHTTPServer):
