@@ -84,11 +84,13 @@ CONTEXT_PREFIX = {
     "kimi": '<hook_result hook_event="UserPromptSubmit">\n',  # a user message before the prompt
 }
 # ... and a stop block, as a user message.
-STOP_PREFIX = {
-    "codex": '<hook_prompt hook_run_id="stop:',
-    "gemini": "",
-    "claude": "Stop hook feedback:\n",
-    "qwen": "",
+STOP_PREFIX: dict[str, tuple[str, ...]] = {
+    "codex": ('<hook_prompt hook_run_id="stop:',),
+    "gemini": ("",),
+    # up to 2.1.328 a user message of its own; from 2.1.332 a reminder naming the command
+    "claude": ("Stop hook feedback:\n", "<system-reminder>\nStop hook blocking error from command: ",
+               "<system-reminder>Stop hook blocking error from command: "),
+    "qwen": ("",),
 }
 BLOCKED_TOOL = {
     "codex": "apply_patch",

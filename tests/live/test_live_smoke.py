@@ -240,7 +240,7 @@ STOP_SHAPE = {
     # <hook_prompt hook_run_id="stop:0:<config path>">reason</hook_prompt>
     "codex": f"{STOP_REASON}</hook_prompt>",
     "gemini": STOP_REASON,
-    "claude": f"Stop hook feedback:\n{STOP_REASON}",
+    "claude": STOP_REASON,  # 2.1.328: "Stop hook feedback:\n<reason>"; 2.1.332: a reminder naming the command
 }
 
 
