@@ -293,9 +293,11 @@ def test_stop_without_sitrep_continues_exactly_once(vendor, setup):
     # the model: exactly one continuation, carrying the directive
     conts = turn.continuations()
     assert len(conts) == 1, why
-    users = [i.text for i in conts[0].items if i.kind == "user" and SITREP_DIRECTIVE in i.text]
-    assert len(users) == 1, why
-    assert users[0].startswith(STOP_PREFIX[vendor]), f"{users[0]!r}\n{why}"
+    # a user message, or (Claude 2.1.332) a system reminder the mock reads as context
+    users = [i.text for i in conts[0].items if i.kind in ("user", "context") and SITREP_DIRECTIVE in i.text]
+    # one item, or (Claude 2.1.332) the reminder twice in the one continuation
+    assert users and (len(users) == 1 or vendor == "claude"), why
+    assert any(u.startswith(STOP_PREFIX[vendor]) for u in users), f"{users!r}\n{why}"
     assert harness.SITREP_HEADER in users[0], why
     # the file system: one marker dir for the session; the stop gate ran twice (the second
     # call sees stop_hook_active and lets the agent stop)

@@ -286,7 +286,7 @@ def test_stop_hook_block_makes_the_model_continue(vendor, live_clis, tmp_path):
     assert result.exit_code == 0, why
     continuation = [r for r in mock.model_requests() if any(i.kind == "text" for i in r.items)]
     assert continuation and continuation[0].contains(STOP_REASON), why
-    users = [i.text for i in continuation[0].items if i.kind == "user" and STOP_REASON in i.text]
+    users = [i.text for i in continuation[0].items if i.kind in ("user", "context") and STOP_REASON in i.text]
     assert users and STOP_SHAPE[vendor] in users[-1], f"{users}\n{why}"
     stops = [
         p for p in read_hook_log(tmp_path) if p.get("hook_event_name") == EVENTS[vendor]["stop"]
