@@ -10,7 +10,7 @@ SHELL_PKGS := busybox posh yash mksh ksh93u+m zsh
 TOOL_PKGS := hyperfine strace gawk original-awk
 SHELL_BINS := busybox posh yash mksh ksh93 zsh
 
-.PHONY: render check test conformance shells live live-clis bench package schema dists clean
+.PHONY: render check test test-fast conformance shells live live-clis bench package schema dists clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -46,6 +46,11 @@ live-clis:
 test: $(STAMP) shells live-clis
 	$(HS) render --check
 	$(PY) -m pytest -n $(JOBS) -q
+
+# the edit-run loop: every behaviour once, under dash and mawk, no live tier, no slow meta-tests
+test-fast: $(STAMP)
+	$(HS) render --check
+	HOOKSHAPE_FAST=1 $(PY) -m pytest -n $(JOBS) -q -m "not live and not slow"
 
 conformance: $(STAMP) shells
 	$(PY) -m pytest -n $(JOBS) -q tests/conformance
