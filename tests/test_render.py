@@ -606,3 +606,34 @@ def test_vendor_without_an_event_is_unsupported_and_unconfigured(tmp_path: Path)
                 if c["vendor"] == "zeta" and c["role"] == "stop")
     assert cell["level"] == "unsupported"
     assert "Zeta Agent" in cell["reason"]
+
+
+def test_made_up_vendor_installs_diagnoses_and_uninstalls(tmp_path: Path) -> None:
+    """The made-up vendor's config shape (events at the top level beside a schema key, flat
+    handlers with keys of their own) goes through install, doctor and uninstall from its
+    profile alone: its entries are written, recognised as the harness's, and taken out again to
+    the bytes from before."""
+    profiles = tmp_path / "profiles"
+    zeta_profile(profiles, "decision-deny")
+    spec = zeta_spec(tmp_path / "spec")
+    home = tmp_path / "home"
+    settings = home / ".zeta" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    mine = '[{"type": "command", "run": "echo mine", "limitMs": 900}]'
+    settings.write_text('{\n  "theme": "dark",\n  "TurnOpen": ' + mine + "\n}\n")
+    before = settings.read_bytes()
+    common = ("--spec", spec, "--profiles", profiles, "--home", home)
+    proc = hookshape("install", *common, "--vendor", "zeta")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(settings.read_text())
+    assert data["theme"] == "dark" and data["schema"] == 2
+    assert data["TurnOpen"][0] == {"type": "command", "run": "echo mine", "limitMs": 900}
+    ours = [h for event in ZETA_EVENTS.values() for h in data.get(event, [])[1 if event == "TurnOpen" else 0:]]
+    assert ours and all(h["run"].startswith('PD_HOOK_PROVIDER=zeta "') and h["limitMs"] == 5000 for h in ours)
+    doctor = hookshape("doctor", *common, "--vendor", "zeta", "--json", "--project", tmp_path)
+    report = next(r for r in json.loads(doctor.stdout)["reports"] if r["vendor"] == "zeta")
+    codes = {f["code"] for f in report["findings"]}
+    assert "not-wired" not in codes and "missing-entry" not in codes, report
+    proc = hookshape("uninstall", *common, "--vendor", "zeta")
+    assert proc.returncode == 0, proc.stderr
+    assert settings.read_bytes() == before
