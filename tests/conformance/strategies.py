@@ -53,11 +53,7 @@ EDIT = {v: sorted(s.edit) for v, s in o.VENDOR.items()}
 OTHER_TOOLS = {v: [*o.PROFILES[v].tools.shell, "Read", "read_file", "view_file", "mcp__x__y"] for v in o.VENDOR}
 
 
-def put(doc: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
-    cur = doc
-    for k in path[:-1]:
-        cur = cur.setdefault(k, {})
-    cur[path[-1]] = value
+put = o.put  # one helper sets a value at a payload path (a "0" step is a list's first element)
 
 
 @st.composite
