@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hookshape.errors import ProfileError
-from hookshape.spec import Role
+from hookshape.spec import Event, Role
 from hookshape.validation import parse_toml, validate
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$", description=(
@@ -39,23 +39,30 @@ class VendorInfo(_Strict):
 
 
 class Events(_Strict):
+    """The vendor's name of each vendor-neutral event ("" where it has none)."""
+
+    session_start: str = ""
     prompt: str = ""
     pre_tool: str = ""
     post_tool: str = ""
     stop: str = ""
+    subagent_stop: str = ""
+    pre_compact: str = ""
+    session_end: str = ""
 
-    def of(self, role: Role) -> str:
-        return str(getattr(self, role))
+    def of(self, event: Event) -> str:
+        return str(getattr(self, event))
 
 
 class Matcher(_Strict):
     syntax: MatcherSyntax
-    roles: list[Role]
+    roles: list[Event] = Field(description="the events whose entries take a tool matcher")
 
 
 class Tools(_Strict):
     edit: list[str]
     shell: list[str]
+    read: list[str] = Field([], description="tools that only read files (the `read` tool class)")
     mcp_format: str
 
 

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 Role = Literal["prompt", "pre_tool", "post_tool", "stop"]
 ROLES: tuple[Role, ...] = ("prompt", "pre_tool", "post_tool", "stop")
+# the vendor-neutral lifecycle events a hook may run on (the built-in jobs use the first four roles)
+Event = Literal["session_start", "prompt", "pre_tool", "post_tool", "stop", "subagent_stop",
+                "pre_compact", "session_end"]
+EVENTS: tuple[Event, ...] = ("session_start", "prompt", "pre_tool", "post_tool", "stop",
+                             "subagent_stop", "pre_compact", "session_end")
+# events whose entries take a tool matcher
+TOOL_EVENTS: frozenset[str] = frozenset({"pre_tool", "post_tool"})
+# tool classes of a vendor-neutral matcher; anything else is a vendor's raw tool name
+TOOL_CLASSES: frozenset[str] = frozenset({"any", "edit", "shell", "read"})
 
 def _inside(value: object) -> object:
     """A path key stays inside its base directory (the harness home, or for dial files each
@@ -297,6 +307,80 @@ class Tentacle(Strict):
         return self
 
 
+def _argv(value: object) -> object:
+    """`run` as one string is split into words the way sh would (quotes kept together), once,
+    at load: the gate runs the words with exec, never through a shell."""
+    if isinstance(value, str):
+        try:
+            return shlex.split(value)
+        except ValueError as exc:
+            raise ValueError(f"{value!r}: {exc}") from None
+    return value
+
+
+RunWord = Annotated[str, Field(
+    pattern=r"^[^\x00\n\r]{1,4096}$",
+    description="one word of the command: 1 to 4096 characters, no NUL or line break")]
+HOOK_DIR = "{dir}"
+
+
+class Hook(Strict):
+    """A user's own hook: a command in any language, run on one vendor-neutral event behind the
+    same gate as the built-in jobs. It reads the vendor's event on stdin (unchanged) and the
+    normalized view in the [contract] env vars; exit 0 allows (stdout on prompt and
+    session_start is context), exit 2 with a reason on stderr blocks or keeps the agent working."""
+
+    name: ScriptName = Field(description="the hook's name, unique in the spec (its files install "
+                                         "under bin/<tentacle_dir>/<name>.d)")
+    event: Event = Field(description="the vendor-neutral event the hook runs on")
+    run: Annotated[list[RunWord], Field(min_length=1), BeforeValidator(_argv)] = Field(description=(
+        "the command: a list of words, or one string split like sh words (no pipes, no "
+        "expansions; write [\"sh\", \"-c\", \"...\"] for those). A bare first word is looked up on "
+        "PATH; \"{dir}\" in a word is the directory the hook's files are installed in"))
+    match: Annotated[list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:*-]{1,128}$")]],
+                     Field(min_length=1)] = Field(["any"], description=(
+        "pre_tool and post_tool: the tool calls the hook runs on: tool classes any, edit, shell, "
+        "read, mcp:<server>, or a vendor's own tool name as it is"))
+    failure: Literal["open", "closed"] = Field("open", description=(
+        "open: a crash, a timeout or a missing command allows (and counts toward the breaker); "
+        "closed: it blocks with a clear reason, on the events and vendors that can block "
+        "(CAPABILITIES says where)"))
+    deadline_ms: Annotated[int, Field(ge=50, le=600_000)] | None = Field(None, description=(
+        "the hook's own deadline (default: gate.deadline_ms)"))
+    registered: bool = Field(True, description=(
+        "wired into the vendors' configs; false: installed (staged) but not wired"))
+    files: list[RelPath] = Field([], description=(
+        "files beside the spec the command needs (scripts, data), installed into {dir}"))
+
+    @model_validator(mode="after")
+    def _match_events(self) -> Hook:
+        if self.event not in TOOL_EVENTS and self.match != ["any"]:
+            raise ValueError(f"match: the {self.event} event takes no tool matcher "
+                             "(only pre_tool and post_tool)")
+        for item in self.match:
+            if item.startswith("mcp:") and not re.fullmatch(r"mcp:[A-Za-z0-9._-]+", item):
+                raise ValueError(f"match: {item!r}: mcp:<server> names one server")
+        return self
+
+    def deadline(self, gate: Gate) -> int:
+        return self.deadline_ms if self.deadline_ms is not None else gate.deadline_ms
+
+
+class Group(BaseModel):
+    """The user hooks of one event: they run in spec order through one gate and one adapter."""
+
+    model_config = ConfigDict(frozen=True)
+    name: str
+    role: Event
+    phase: str
+    registered: bool
+    hooks: tuple[Hook, ...]
+
+    @property
+    def closed(self) -> bool:
+        return any(h.failure == "closed" for h in self.hooks)
+
+
 class Vendor(Strict):
     enabled: bool = True
     timeout_ms: Annotated[int, Field(ge=100, le=3_600_000)]
@@ -312,7 +396,8 @@ class Spec(Strict):
     prompt: Prompt
     gate: Gate
     messages: Messages
-    tentacles: Annotated[list[Tentacle], Field(min_length=1)]
+    tentacles: list[Tentacle] = Field([], description="the built-in jobs, one per role")
+    hooks: list[Hook] = Field([], description="the user's own hooks, in the order they run")
     vendors: dict[Word, Vendor]
 
     @model_validator(mode="after")
@@ -325,16 +410,59 @@ class Spec(Strict):
         dup_roles = sorted({r for r in roles if roles.count(r) > 1})
         if dup_roles:
             raise ValueError(f"tentacles: more than one tentacle for role(s) {', '.join(dup_roles)}")
+        if not self.tentacles and not self.hooks:
+            raise ValueError("the spec runs nothing: give at least one [[hooks]] or [[tentacles]]")
+        self._groups_consistent(names)
         self._protect_covers_control_files()
-        floor = self.gate.deadline_ms + self.gate.vendor_margin_ms
+        deadline = max([self.gate.deadline_ms, *(self.deadline(g) for g in self.groups())])
+        floor = deadline + self.gate.vendor_margin_ms
         for vid, vendor in self.vendors.items():
             if vendor.enabled and vendor.timeout_ms < floor:
                 raise ValueError(
                     f"vendors.{vid}.timeout_ms: {vendor.timeout_ms} must be at least "
-                    f"gate.deadline_ms + gate.vendor_margin_ms ({floor}) so the gate's deadline "
-                    "fires before the vendor kills the hook"
+                    f"the longest gate deadline + gate.vendor_margin_ms ({floor}) so the gate's "
+                    "deadline fires before the vendor kills the hook"
                 )
         return self
+
+    def _groups_consistent(self, tentacle_names: list[str]) -> None:
+        names = [h.name for h in self.hooks]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"hooks: duplicate name(s) {', '.join(dupes)}")
+        taken = set(tentacle_names) | set(names)
+        for event in EVENTS:
+            on = [h for h in self.hooks if h.event == event]
+            if len({h.registered for h in on}) > 1:
+                raise ValueError(f"hooks: the {event} hooks run through one gate: give them all "
+                                 "the same `registered`")
+            if on and self.group_name(event) in taken:
+                raise ValueError(f"hooks: the gate of the {event} hooks is named "
+                                 f"{self.group_name(event)!r}, which a hook or tentacle already uses")
+
+    def group_name(self, event: Event) -> str:
+        return f"{self.harness.name}-{event.replace('_', '-')}"
+
+    def groups(self) -> list[Group]:
+        """The user hooks by event, in event order; each group keeps the hooks' spec order."""
+        out = []
+        for event in EVENTS:
+            on = tuple(h for h in self.hooks if h.event == event)
+            if on:
+                out.append(Group(name=self.group_name(event), role=event, phase=event.upper(),
+                                 registered=on[0].registered, hooks=on))
+        return out
+
+    def deadline(self, unit: Tentacle | Group) -> int:
+        """A gate's deadline: the spec's for a built-in job; for a group of user hooks, the sum of
+        the hooks' own deadlines plus one kill grace each (each hook is killed at its own)."""
+        if isinstance(unit, Tentacle):
+            return self.gate.deadline_ms
+        return sum(h.deadline(self.gate) + self.gate.kill_grace_ms for h in unit.hooks)
+
+    def gates(self) -> list[Tentacle | Group]:
+        """Every gate the spec renders: the built-in jobs, then the groups of user hooks."""
+        return [*self.tentacles, *self.groups()]
 
     def _protect_covers_control_files(self) -> None:
         """Every control file of the harness home is in protect.home (or under an entry), and
