@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hookshape.matchers import matcher
+from hookshape.matchers import group_matcher, matcher
 from hookshape.profiles import Profile
 from hookshape.spec import ROLES, Spec
 
@@ -57,4 +57,11 @@ def entries(spec: Spec, profile: Profile, home: str | None = None) -> list[HookE
         found.append(HookEntry(role=role, event=event, matcher=matcher(spec, profile, role),
                                command=gate_command(spec, profile, base, tentacle.name),
                                timeout=timeout, gate=tentacle.name))
+    for group in spec.groups():
+        event = profile.events.of(group.role)
+        if not group.registered or not event:
+            continue
+        found.append(HookEntry(role=group.role, event=event, matcher=group_matcher(spec, profile, group),
+                               command=gate_command(spec, profile, base, group.name),
+                               timeout=timeout, gate=group.name))
     return found

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from hookshape.profiles import Profile
-from hookshape.spec import Role, Spec
+from hookshape.spec import TOOL_CLASSES, Group, Role, Spec
 
 _META = re.compile(r"([.^$*+?()\[\]{}|\\])")
 
@@ -41,3 +41,37 @@ def matcher(spec: Spec, profile: Profile, role: Role) -> str | None:
     if role == "pre_tool":
         alternatives.append(_escape(mcp_prefix(spec, profile)) + ".*")
     return "^(" + "|".join(alternatives) + ")$"
+
+
+def _item_names(spec: Spec, profile: Profile, item: str) -> list[str] | None:
+    """The vendor's tool-name alternatives (regex) of one matcher item; None: it cannot be said."""
+    if item in TOOL_CLASSES:
+        return [_escape(n) for n in getattr(profile.tools, item)]
+    if item.startswith("mcp:"):
+        fmt = profile.tools.mcp_format
+        if fmt.index("{server}") == 0 or profile.matcher.syntax == "exact":
+            return None
+        prefix = fmt.replace("{server}", item[4:]).split("{tool}")[0]
+        return [_escape(prefix) + ".*"]
+    return [_escape(item)]
+
+
+def group_matcher(spec: Spec, profile: Profile, group: Group) -> str | None:
+    """The matcher of a group's entry: every tool any of its hooks takes (the adapter then asks
+    each hook's own matcher), or None for no matcher at all (every tool; lifecycle events)."""
+    if group.role not in profile.matcher.roles:
+        return None
+    items = [i for h in group.hooks for i in h.match]
+    if "any" in items:
+        return None
+    names: list[str] = []
+    for item in items:
+        found = _item_names(spec, profile, item)
+        if found is None:
+            return None
+        names += [n for n in found if n not in names]
+    if not names:
+        return None
+    if profile.matcher.syntax == "exact":
+        return "|".join(n.replace("\\", "") for n in names)
+    return "^(" + "|".join(names) + ")$"

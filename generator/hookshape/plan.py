@@ -9,9 +9,10 @@ from hookshape import __version__
 from hookshape.capabilities import table, to_json, to_markdown
 from hookshape.configs import render_config
 from hookshape.entries import entries
+from hookshape.errors import SpecError
 from hookshape.loader import PACKAGED_SPEC_NAME, SPEC_NAME, Loaded
 from hookshape.shell import context, render_template
-from hookshape.spec import Tentacle
+from hookshape.spec import Group, Tentacle
 
 EXEC = 0o755
 DATA = 0o644
@@ -52,7 +53,7 @@ def with_header(loaded: Loaded, body: str, shebang: bool) -> str:
     return "\n".join(head) + "\n" + rest
 
 
-def shell_artifact(loaded: Loaded, path: str, template: str, tentacle: Tentacle) -> Artifact:
+def shell_artifact(loaded: Loaded, path: str, template: str, tentacle: Tentacle | Group) -> Artifact:
     body = render_template(template, context(loaded.spec, loaded.vendors, tentacle))
     return Artifact(path, EXEC, with_header(loaded, body, shebang=True).encode())
 
@@ -60,9 +61,29 @@ def shell_artifact(loaded: Loaded, path: str, template: str, tentacle: Tentacle)
 def script_artifacts(loaded: Loaded) -> list[Artifact]:
     sub = loaded.spec.harness.tentacle_dir
     out = []
-    for t in loaded.spec.tentacles:
+    for t in loaded.spec.gates():
+        job = "hooks.sh.jinja" if isinstance(t, Group) else f"tentacle-{t.role}.sh.jinja"
         out.append(shell_artifact(loaded, f"bin/{t.name}", "gate.sh.jinja", t))
-        out.append(shell_artifact(loaded, f"bin/{sub}/{t.name}", f"tentacle-{t.role}.sh.jinja", t))
+        out.append(shell_artifact(loaded, f"bin/{sub}/{t.name}", job, t))
+    return out
+
+
+def hook_file_artifacts(loaded: Loaded) -> list[Artifact]:
+    """The files a user hook names (`files`, beside the spec), into bin/<tentacle_dir>/<hook>.d;
+    an executable one stays executable."""
+    sub = loaded.spec.harness.tentacle_dir
+    base = loaded.spec_path.parent
+    out = []
+    for hook in loaded.spec.hooks:
+        for name in hook.files:
+            source = base / name
+            try:
+                data = source.read_bytes()
+                mode = EXEC if source.stat().st_mode & 0o111 else DATA
+            except OSError as exc:
+                raise SpecError(f"{loaded.spec_path}: hooks.{hook.name}.files: {name}: "
+                                f"{exc.strerror or exc}") from None
+            out.append(Artifact(f"bin/{sub}/{hook.name}.d/{name}", mode, data))
     return out
 
 
@@ -90,6 +111,7 @@ def manifest(loaded: Loaded, artifacts: list[Artifact]) -> Artifact:
 
 
 def build(loaded: Loaded) -> list[Artifact]:
-    arts = script_artifacts(loaded) + config_artifacts(loaded) + capability_artifacts(loaded)
+    arts = (script_artifacts(loaded) + hook_file_artifacts(loaded) + config_artifacts(loaded)
+            + capability_artifacts(loaded))
     arts.append(manifest(loaded, arts))
     return sorted(arts, key=lambda a: a.path)

@@ -53,6 +53,9 @@ class Events(_Strict):
     def of(self, event: Event) -> str:
         return str(getattr(self, event))
 
+    def names(self, events: list[Event]) -> list[str]:
+        return [self.of(e) for e in events]
+
 
 class Matcher(_Strict):
     syntax: MatcherSyntax

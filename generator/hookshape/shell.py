@@ -15,7 +15,7 @@ from hookshape import outputs
 from hookshape.errors import HookshapeError
 from hookshape.matchers import mcp_prefix
 from hookshape.profiles import Profile
-from hookshape.spec import Spec, Tentacle
+from hookshape.spec import HOOK_DIR, Group, Hook, Spec, Tentacle
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
@@ -80,13 +80,45 @@ def environment(root: str) -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,
     )
-    env.filters.update(sq=sh_quote, awks=awk_string, awkmsg=awk_message, awklist=awk_list)
+    env.filters.update(sq=sh_quote, awks=awk_string, awkmsg=awk_message, awklist=awk_list,
+                       shmsg=sh_message)
     env.globals.update(answer_json=outputs.stdout_text, answer_tpl=outputs.awk_template,
                        answer_err=outputs.on_stderr)
     return env
 
 
-def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle) -> dict[str, Any]:
+def sh_message(template: str, mapping: dict[str, str]) -> str:
+    """A spec message with {placeholders} as one sh word: literal parts single-quoted, each
+    placeholder the double-quoted expansion of its variable (`{"hook": "$1"}`)."""
+    parts: list[str] = []
+    pos = 0
+    for m in _PLACEHOLDER.finditer(template):
+        if m.group(1) not in mapping:
+            continue
+        if m.start() > pos:
+            parts.append(sh_quote(template[pos:m.start()]))
+        parts.append('"' + mapping[m.group(1)] + '"')
+        pos = m.end()
+    if pos < len(template) or not parts:
+        parts.append(sh_quote(template[pos:]))
+    return "".join(parts)
+
+
+def hook_argv(prefix: str, hook: Hook) -> str:
+    """A hook's command as sh words: each word single-quoted, {dir} the hook's install directory
+    (the adapter's own directory, then <name>.d)."""
+    here = f'"$_{prefix}_here/{hook.name}.d"'
+    return " ".join(here.join(sh_quote(piece) if piece else "" for piece in word.split(HOOK_DIR)) or "''"
+                    for word in hook.run)
+
+
+def fail_code(spec: Spec) -> int:
+    """The exit code by which a hooks adapter tells its gate that a fail-open hook failed."""
+    code = spec.gate.verdict_code
+    return code + 1 if code < 125 else code - 1
+
+
+def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle | Group) -> dict[str, Any]:
     prefix = spec.harness.prefix
     return {
         "spec": spec,
@@ -98,6 +130,9 @@ def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle) -> dict[str,
         "P": prefix.upper(),
         "tentacles": spec.tentacles,
         "mcp_prefixes": {v.id: mcp_prefix(spec, v) for v in vendors},
+        "deadline": spec.deadline(tentacle),
+        "fail_code": fail_code(spec),
+        "hook_argv": lambda hook: hook_argv(prefix, hook),
     }
 
 

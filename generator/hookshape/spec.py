@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
@@ -300,6 +300,8 @@ class Tentacle(Strict):
                 raise ValueError(f"{vendor}: not a valid regex: {exc}") from exc
         return value
 
+    closed: ClassVar[bool] = False  # a built-in job always fails open
+
     @model_validator(mode="after")
     def _matcher_roles(self) -> Tentacle:
         if self.matcher and self.role not in ("pre_tool", "post_tool"):
@@ -381,6 +383,57 @@ class Group(BaseModel):
         return any(h.failure == "closed" for h in self.hooks)
 
 
+VIEW = ("event", "vendor", "tool", "tool_class", "paths", "command", "cwd", "session", "message",
+        "stop_active", "cut", "hook", "dir")
+
+
+class Contract(Strict):
+    """What a user hook is given besides the event on stdin: the normalized view of the event in
+    environment variables, each named `<PREFIX>_<KEY>` unless named here."""
+
+    event: EnvName | None = Field(None, description=(
+        "the vendor-neutral event (session_start, prompt, pre_tool, ...); default <PREFIX>_EVENT"))
+    vendor: EnvName | None = Field(None, description="the vendor id (claude, gemini, ...); default <PREFIX>_VENDOR")
+    tool: EnvName | None = Field(None, description="the vendor's raw tool name; default <PREFIX>_TOOL")
+    tool_class: EnvName | None = Field(None, description=(
+        "edit, shell, read, mcp:<server> or other (\"\" without a tool); default <PREFIX>_TOOL_CLASS"))
+    paths: EnvName | None = Field(None, description=(
+        "the absolute paths an edit targets, one per line; default <PREFIX>_PATHS"))
+    command: EnvName | None = Field(None, description=(
+        "the shell command of a shell tool call; default <PREFIX>_COMMAND"))
+    cwd: EnvName | None = Field(None, description="the session's working directory; default <PREFIX>_CWD")
+    session: EnvName | None = Field(None, description="the session id; default <PREFIX>_SESSION")
+    message: EnvName | None = Field(None, description=(
+        "the text of the last assistant message where the vendor gives it (stop, subagent_stop); "
+        "default <PREFIX>_MESSAGE"))
+    stop_active: EnvName | None = Field(None, description=(
+        "1 when the vendor says this stop is a continuation a stop hook caused; default "
+        "<PREFIX>_STOP_ACTIVE"))
+    cut: EnvName | None = Field(None, description=(
+        "1 when the event passed a size bound and what is on stdin is its cut prefix; default <PREFIX>_CUT"))
+    hook: EnvName | None = Field(None, description="the hook's name; default <PREFIX>_HOOK")
+    dir: EnvName | None = Field(None, description=(
+        "the directory the hook's files are installed in ({dir} of run); default <PREFIX>_HOOK_DIR"))
+    value_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(32768, description=(
+        "bytes of one view value (a longer one is cut); an environment string is at most 128 KiB on Linux"))
+    reason_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(4096, description=(
+        "bytes of a hook's stdout or stderr passed on as context or reason"))
+    closed_message: Text = Field(
+        "BLOCKED: the {hook} hook could not run ({why}) and is set to fail closed: nothing it "
+        "guards may go on until it runs. Tell the operator.",
+        description="the reason given when a fail-closed hook crashes, times out or is missing; "
+                    "placeholders {hook} and {why}")
+    default_reason: Text = Field(
+        "BLOCKED by the {hook} hook.",
+        description="the reason of an exit 2 with nothing on stderr; placeholder {hook}")
+
+    def env(self, key: str, prefix: str) -> str:
+        name: str | None = getattr(self, key)
+        if name:
+            return name
+        return f"{prefix.upper()}_{'HOOK_DIR' if key == 'dir' else key.upper()}"
+
+
 class Vendor(Strict):
     enabled: bool = True
     timeout_ms: Annotated[int, Field(ge=100, le=3_600_000)]
@@ -398,6 +451,7 @@ class Spec(Strict):
     messages: Messages
     tentacles: list[Tentacle] = Field([], description="the built-in jobs, one per role")
     hooks: list[Hook] = Field([], description="the user's own hooks, in the order they run")
+    contract: Contract = Field(Contract(), description="the view of the event a user hook is given")
     vendors: dict[Word, Vendor]
 
     @model_validator(mode="after")
