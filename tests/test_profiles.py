@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from hookshape.profiles import Profile, builtin_dir, load_profile, load_profiles
+from hookshape.spec import EVENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"
@@ -50,6 +51,19 @@ def test_shipped_profile_validates(path: Path) -> None:
     assert profile.payload.session and profile.payload.cwd
     for role in profile.output.context_roles:
         assert profile.events.of(role), f"{path.name}: context role {role} has no event"
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=SHIPPED_IDS)
+def test_event_names_and_tool_classes_are_consistent(path: Path) -> None:
+    profile = load_profile(path)
+    named = [profile.events.of(e) for e in EVENTS if profile.events.of(e)]
+    assert len(named) == len(set(named)), f"{path.name}: one vendor event named for two events"
+    tools = profile.tools
+    assert not set(tools.read) & (set(tools.edit) | set(tools.shell)), \
+        f"{path.name}: a read tool is also an edit or shell tool"
+    assert len(tools.read) == len(set(tools.read))
+    # an event named (or left out) beyond the four roles rests on a sourced fact
+    assert any(f.topic == "events" for f in profile.facts), f"{path.name}: no events fact"
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=SHIPPED_IDS)
