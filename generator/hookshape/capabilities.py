@@ -10,7 +10,7 @@ from typing import Literal
 from hookshape import outputs
 from hookshape.loader import Loaded
 from hookshape.profiles import Profile
-from hookshape.spec import ROLES, Role, Spec
+from hookshape.spec import ROLES, Group, Role, Spec
 
 Level = Literal["enforced", "best-effort", "observe-only", "unsupported"]
 
@@ -86,8 +86,47 @@ def cell(spec: Spec, profile: Profile, role: Role) -> Cell:
     return Cell(name, role, profile.id, level, reason)
 
 
+BLOCKS: dict[str, outputs.Kind] = {"pre_tool": "deny", "stop": "stop", "subagent_stop": "stop"}
+
+
+def _group_rule(spec: Spec, p: Profile, group: Group) -> tuple[Level, str]:
+    """What the user hooks of one event can do on one vendor."""
+    event = p.events.of(group.role)
+    kind = BLOCKS.get(group.role)
+    closed = [h.name for h in group.hooks if h.failure == "closed"]
+    if kind is not None:
+        how = f"exit 2 becomes {outputs.describe(p, kind, group.role)}"
+        if closed:
+            how += f"; fail-closed ({', '.join(closed)}): a crash, timeout or missing command blocks too"
+        low = p.vendor.confidence == "low"
+        return ("best-effort" if low else "enforced"), (
+            f"{event}: {how}" + ("; contract known only from third-party probes" if low else ""))
+    fails_open = (f"; {', '.join(closed)} fail{'s' if len(closed) == 1 else ''} open here: "
+                  f"{group.role} cannot block") if closed else ""
+    if group.role in p.output.context_roles and outputs.of(p, "context").stdout is not None:
+        what = "stdout" if group.role in ("prompt", "session_start") else "the reason of exit 2"
+        how = outputs.describe(p, "context", group.role)
+        if group.role == "prompt" and p.payload.turn_marker:
+            return "best-effort", (f"no prompt event: {event} fires before every model call, and so "
+                                   f"do the hooks; {what} reaches the model as {how}{fails_open}")
+        return "enforced", f"{event}: {what} reaches the model as {how}{fails_open}"
+    return "observe-only", f"{event}: the hooks run; nothing they say reaches the model{fails_open}"
+
+
+def group_cell(spec: Spec, profile: Profile, group: Group) -> Cell:
+    if not profile.events.of(group.role):
+        return Cell(group.name, group.role, profile.id, "unsupported",
+                    f"{profile.vendor.display} has no {group.role} event")
+    if not group.registered:
+        return Cell(group.name, group.role, profile.id, "unsupported", "staged but not registered by the spec")
+    level, reason = _group_rule(spec, profile, group)
+    return Cell(group.name, group.role, profile.id, level, reason)
+
+
 def table(loaded: Loaded) -> list[Cell]:
-    return [cell(loaded.spec, p, role) for role in ROLES for p in loaded.vendors if loaded.spec.tentacle(role)]
+    spec = loaded.spec
+    cells = [cell(spec, p, role) for role in ROLES for p in loaded.vendors if spec.tentacle(role)]
+    return cells + [group_cell(spec, p, g) for g in spec.groups() for p in loaded.vendors]
 
 
 def to_json(cells: list[Cell]) -> str:
@@ -99,9 +138,9 @@ def to_markdown(loaded: Loaded, cells: list[Cell], header: str) -> str:
     lines = [header, "", f"# Capabilities of the {loaded.spec.harness.name} harness", "",
              "| tentacle | " + " | ".join(p.vendor.display for p in vendors) + " |",
              "|---|" + "---|" * len(vendors)]
-    by_key = {(c.role, c.vendor): c for c in cells}
-    for tentacle in loaded.spec.tentacles:
-        row = [by_key[(tentacle.role, p.id)].level for p in vendors]
+    by_key = {(c.tentacle, c.vendor): c for c in cells}
+    for tentacle in loaded.spec.gates():
+        row = [by_key[(tentacle.name, p.id)].level for p in vendors]
         lines.append(f"| `{tentacle.name}` | " + " | ".join(row) + " |")
     lines += ["", "## Why", ""]
     for c in cells:

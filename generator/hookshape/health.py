@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from hookshape.errors import HookshapeError
-from hookshape.spec import Spec, Tentacle
+from hookshape.spec import Group, Spec, Tentacle
 
 STATE_TAG = "breaker/1"
 STATE_EXT = ".state"
@@ -130,7 +130,7 @@ def health_dir(spec: Spec, home: Path) -> Path:
     return home / spec.gate.health_dir
 
 
-def state_path(spec: Spec, home: Path, tentacle: Tentacle) -> Path:
+def state_path(spec: Spec, home: Path, tentacle: Tentacle | Group) -> Path:
     return health_dir(spec, home) / f"{tentacle.name}{STATE_EXT}"
 
 
@@ -157,7 +157,7 @@ def parse_state(line: str) -> dict[str, Any]:
             "retry_s": _num(retry_s), "retry_ms": _num(retry_ms), "told": told == "1"}
 
 
-def read_breaker(spec: Spec, home: Path, tentacle: Tentacle) -> Breaker:
+def read_breaker(spec: Spec, home: Path, tentacle: Tentacle | Group) -> Breaker:
     path = state_path(spec, home, tentacle)
     closed = Breaker(name=tentacle.name, role=tentacle.role, phase=tentacle.phase, path=path)
     try:
@@ -178,13 +178,13 @@ def read_breaker(spec: Spec, home: Path, tentacle: Tentacle) -> Breaker:
 
 
 def breakers(spec: Spec, home: Path) -> list[Breaker]:
-    return [read_breaker(spec, home, t) for t in spec.tentacles]
+    return [read_breaker(spec, home, t) for t in spec.gates()]
 
 
 def reset(spec: Spec, home: Path) -> list[Path]:
     """Close every breaker: remove the state files (and any stale lock or probe dir)."""
     removed = []
-    for t in spec.tentacles:
+    for t in spec.gates():
         state = state_path(spec, home, t)
         for path in (state, state.with_suffix(LOCK_EXT), state.with_suffix(PROBE_EXT)):
             try:

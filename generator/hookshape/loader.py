@@ -101,4 +101,8 @@ def load(spec_path: Path | None = None, profile_dirs: list[Path] | None = None) 
         for vid in tentacle.matcher:
             if vid not in spec.vendors:
                 raise SpecError(f"{path}: tentacles[{index}].matcher.{vid}: no such vendor in [vendors]")
+    for index, hook in enumerate(spec.hooks):
+        for name in hook.files:
+            if not (path.parent / name).is_file():
+                raise SpecError(f"{path}: hooks[{index}].files: {name}: no such file beside the spec")
     return Loaded(spec=spec, spec_path=path, profiles=profiles, builtin=builtin)

@@ -218,7 +218,7 @@ def install_md(loaded: Loaded, artifacts: list[Artifact]) -> bytes:
     ]
     for path in gates:
         name = path.removeprefix("bin/")
-        tentacle = next((t for t in spec.tentacles if t.name == name), None)
+        tentacle = next((t for t in spec.gates() if t.name == name), None)
         what = f"{tentacle.role} ({tentacle.phase})" if tentacle else ""
         staged = "" if tentacle is None or tentacle.registered else "; staged, not registered"
         lines.append(f"- `{path}`: {what}{staged}")

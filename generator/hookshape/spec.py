@@ -362,6 +362,11 @@ class Hook(Strict):
         for item in self.match:
             if item.startswith("mcp:") and not re.fullmatch(r"mcp:[A-Za-z0-9._-]+", item):
                 raise ValueError(f"match: {item!r}: mcp:<server> names one server")
+        first = self.run[0]
+        if "/" in first and not first.startswith(("/", HOOK_DIR)):
+            raise ValueError(f"run: {first!r} is a relative path, which would run from whatever "
+                             "directory the vendor starts the hook in: give a command name (looked "
+                             "up on PATH), an absolute path, or {dir}/<file> with the file in `files`")
         return self
 
     def deadline(self, gate: Gate) -> int:
@@ -426,6 +431,15 @@ class Contract(Strict):
     default_reason: Text = Field(
         "BLOCKED by the {hook} hook.",
         description="the reason of an exit 2 with nothing on stderr; placeholder {hook}")
+
+    @model_validator(mode="after")
+    def _placeholders(self) -> Contract:
+        for name, allowed in (("closed_message", {"hook", "why"}), ("default_reason", {"hook"})):
+            for found in _PLACEHOLDER.findall(getattr(self, name)):
+                if found not in allowed:
+                    raise ValueError(f"{name}: unknown placeholder {{{repr(found)[1:-1]}}} "
+                                     f"(allowed: {', '.join(sorted(allowed))})")
+        return self
 
     def env(self, key: str, prefix: str) -> str:
         name: str | None = getattr(self, key)

@@ -17,4 +17,6 @@ def command(spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
     """Check the spec and the vendor profiles it uses."""
     loaded = spec.load(profile_dirs)
     vendors = ", ".join(p.id for p in loaded.vendors)
-    click.echo(f"{loaded.spec_path}: valid ({len(loaded.spec.tentacles)} tentacles; vendors: {vendors})")
+    parsed = loaded.spec
+    click.echo(f"{loaded.spec_path}: valid ({len(parsed.tentacles)} tentacles, {len(parsed.hooks)} hooks; "
+               f"vendors: {vendors})")

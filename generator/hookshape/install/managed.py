@@ -41,7 +41,7 @@ class Owner:
 def owner(spec: Spec, known: Iterable[str] = ()) -> Owner:
     """Every gate of the spec counts (registered or not), plus exact commands a ledger recorded
     (gates an older spec had)."""
-    gates = "|".join(re.escape(t.name) for t in spec.tentacles)
+    gates = "|".join(re.escape(t.name) for t in spec.gates())
     env = re.escape(spec.harness.provider_env)
     pattern = re.compile(rf'^{env}=[A-Za-z0-9_.-]+ "((?:[^"\\]|\\.)*)/bin/({gates})"$')
     return Owner(pattern=pattern, extra=frozenset(known))

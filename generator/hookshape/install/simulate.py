@@ -22,14 +22,14 @@ from hookshape.install.verdict import Run, verdict
 from hookshape.loader import Loaded
 from hookshape.plan import script_artifacts
 from hookshape.profiles import Profile
-from hookshape.spec import ROLES, Role, Tentacle
+from hookshape.spec import ROLES, Event, Group, Tentacle
 
 
 @dataclass(frozen=True)
 class Target:
     loaded: Loaded
     profile: Profile
-    tentacle: Tentacle
+    tentacle: Tentacle | Group
     gate: bool
 
     @property
@@ -39,13 +39,14 @@ class Target:
         return f"bin/{name}" if self.gate else f"bin/{sub}/{name}"
 
 
-def find_tentacle(loaded: Loaded, name: str) -> Tentacle:
-    """A role (`pre_tool`, `pre-tool`) or a tentacle name."""
+def find_tentacle(loaded: Loaded, name: str) -> Tentacle | Group:
+    """A role or event (`pre_tool`, `pre-tool`), a tentacle name, or the gate name of a group of
+    user hooks."""
     role = name.replace("-", "_")
-    for tentacle in loaded.spec.tentacles:
+    for tentacle in loaded.spec.gates():
         if name == tentacle.name or role == tentacle.role:
             return tentacle
-    known = ", ".join([*ROLES, *(t.name for t in loaded.spec.tentacles)])
+    known = ", ".join([*ROLES, *(t.name for t in loaded.spec.gates())])
     raise HookshapeError(f"no tentacle {name!r} in {loaded.spec_path} (known: {known})")
 
 
@@ -67,7 +68,7 @@ def payload(source: str | None, profile: Profile, role: str) -> tuple[bytes, str
         raise HookshapeError(f"{source}: cannot read: {exc.strerror or exc}") from None
 
 
-def payload_warnings(profile: Profile, role: Role, data: bytes) -> list[str]:
+def payload_warnings(profile: Profile, role: Event, data: bytes) -> list[str]:
     """Why this payload is not one the vendor would send to this tentacle: not JSON, not an
     object, or (where the profile names the payload's event field) another event."""
     display = profile.vendor.display
@@ -188,7 +189,7 @@ def simulate(target: Target, opts: Options, base: Mapping[str, str],
     data, origin = payload(opts.payload, target.profile, role)
     for problem in payload_warnings(target.profile, role, data):
         warn(problem)
-    timeout_s = max(10.0, 3 * target.loaded.spec.gate.deadline_ms / 1000)
+    timeout_s = max(10.0, 3 * target.loaded.spec.deadline(target.tentacle) / 1000)
     scratch = opts.home is None and not base.get("HOOKSHAPE_HOME")
     with home_for(target.loaded, opts.home, base) as (home, described), scripts(target) as script:
         env = environment(target.loaded, target.profile, home, base, scratch)

@@ -52,7 +52,7 @@ def from_dist(source: Path) -> dict[str, bytes]:
 def check_complete(loaded: Loaded, scripts: dict[str, bytes], source: Path) -> None:
     """A dist copy must hold a gate and a tentacle for every tentacle of the spec in use."""
     sub = loaded.spec.harness.tentacle_dir
-    for tentacle in loaded.spec.tentacles:
+    for tentacle in loaded.spec.gates():
         for rel in (f"bin/{tentacle.name}", f"bin/{sub}/{tentacle.name}"):
             if rel not in scripts:
                 raise HookshapeError(f"{source}: no {rel} in MANIFEST; was it rendered from "
