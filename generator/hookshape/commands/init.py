@@ -19,6 +19,7 @@ from hookshape.commands.schema import schema_text
 from hookshape.errors import HookshapeError
 from hookshape.loader import SPEC_ENV, SPEC_NAME, builtin_spec_path, load
 from hookshape.plan import DATA
+from hookshape.spec import Hook
 
 SCHEMA_NAME = "hookshape.schema.json"
 SCHEMA_LINE = f"#:schema ./{SCHEMA_NAME}"
@@ -61,6 +62,12 @@ def spec_text(source: Path) -> str:
 class Target:
     path: Path
     data: bytes
+
+
+def hook_files(hooks: list[Hook], base: Path) -> list[Target]:
+    """The files the example's hooks name (`files`, beside the spec), to go beside the new spec."""
+    names = sorted({name for hook in hooks for name in hook.files})
+    return [Target(Path.cwd() / name, (base / name).read_bytes()) for name in names]
 
 
 def write_together(targets: list[Target]) -> None:
@@ -119,12 +126,17 @@ def command(example: str, force: bool) -> None:
     spec = Path.cwd() / SPEC_NAME
     if not force and (spec.exists() or spec.is_symlink()):
         raise HookshapeError(f"{spec} exists: pass --force to overwrite it")
-    load(source)  # the example must validate before anything is written
+    loaded = load(source)  # the example must validate before anything is written
     schema = Path.cwd() / SCHEMA_NAME
+    files = hook_files(loaded.spec.hooks, source.parent)
+    for target in files:
+        target.path.parent.mkdir(parents=True, exist_ok=True)
     write_together([Target(schema, schema_text().encode()),
-                    Target(spec, spec_text(source).encode())])
+                    Target(spec, spec_text(source).encode()), *files])
     click.echo(f"{spec}: written (example {example})")
     click.echo(f"{schema}: written")
+    for target in files:
+        click.echo(f"{target.path}: written (used by a hook)")
     click.echo("next:")
     for line in NEXT:
         click.echo(f"  {line}")
