@@ -22,6 +22,7 @@ from tests.hookkit import (
     SHELLS,
     VENDORS,
     Box,
+    Run,
     Tree,
     answer,
     assert_allowed,
@@ -38,10 +39,11 @@ from tests.hookkit import (
     stop_doc,
     write_spec,
 )
+from tests.installkit import hs
 from tests.shells import Shell, wait_gone
 from tests.test_spec import assert_user_error, hookshape
 
-from hookshape import health
+from hookshape import health, outputs
 from hookshape.loader import load
 from hookshape.spec import EVENTS, Event
 
@@ -543,3 +545,41 @@ def test_a_bad_hook_is_one_located_line(case: tuple[str, list[dict[str, Any]], d
 def test_run_as_a_string_is_split_like_sh_words(tmp_path: Path) -> None:
     spec = bad_spec(tmp_path, [{**ONE, "run": """python3 '{dir}/my check.py' --why "a b" x\\ y"""}])
     assert load(spec).spec.hooks[0].run == ["python3", "{dir}/my check.py", "--why", "a b", "x y"]
+
+
+# ------------------------------------------------------------------------------ simulate --
+
+
+def simulated(*args: str) -> tuple[int, dict[str, str]]:
+    """`hookshape simulate` in process: its exit code and the fields of its report."""
+    result = hs("simulate", *args)
+    fields = {}
+    for line in result.out.splitlines():
+        key, sep, value = line.partition(": ")
+        if sep and key in ("exit code", "stdout", "stderr", "verdict"):
+            fields[key] = value
+    return result.code, fields
+
+
+def simulated_answer(fields: dict[str, str], vendor: str, kind: outputs.Kind, event: Event) -> str | None:
+    code, out, err = int(fields["exit code"]), fields["stdout"], fields["stderr"]
+    r = Run(code, b"" if out == "(empty)" else (out + "\n").encode(),
+            b"" if err == "(empty)" else (err + "\n").encode(), 0.0)
+    return answer(r, vendor, kind, event)
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_simulate_runs_a_hook_with_its_files(vendor: str, tmp_path: Path) -> None:
+    """Without a dist/ beside the spec, simulate renders one, with the files the hooks name."""
+    hook = {"name": "deny-shell", "event": "pre_tool", "run": ["sh", "{dir}/deny.sh"],
+            "files": ["deny.sh"]}
+    spec = write_spec(tmp_path / "spec", [hook],
+                      files={"deny.sh": 'echo "no $PD_TOOL_CLASS today" >&2\nexit 2\n'})
+    payload = tmp_path / "event.json"
+    payload.write_bytes(raw(shell_doc(vendor, "ls", "/")))
+    for gate in (["--gate"], []):
+        code, fields = simulated("--spec", str(spec), "--vendor", vendor, "--tentacle", "pre_tool",
+                                 "--payload", str(payload), *gate)
+        assert code == 0, fields
+        assert simulated_answer(fields, vendor, "deny", "pre_tool") == "no shell today", fields
+        assert fields["verdict"].startswith(f"{PROFILES[vendor].vendor.display} blocks"), fields
