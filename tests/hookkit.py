@@ -35,7 +35,7 @@ from tests.tentaclekit import patch_body
 from hookshape import outputs, plan, writer
 from hookshape.loader import Loaded, load
 from hookshape.profiles import Profile, load_profiles
-from hookshape.spec import Event, Group
+from hookshape.spec import Event, Group, Spec
 
 BASE_SPEC = ROOT / "hookshape.toml"
 PROFILES: dict[str, Profile] = load_profiles()
@@ -49,7 +49,7 @@ PREFIX = "PD"
 # vendor timeouts far above any deadline here: the spec's margin rule never gets in the way
 VENDOR_TIMEOUT_MS = 600_000
 # the gate's slow line, out of reach of a healthy probe on a loaded machine
-SLOW_ENV = {"PD_HOOK_SLOW_MS": "60000"}
+SLOW_MS = "60000"
 
 # the probe hook: records, then does what its marks files say (a small sh script, run by /bin/sh)
 PROBE = "\n".join([
@@ -287,26 +287,30 @@ class Box:
             time.sleep(0.02)
         raise AssertionError(f"{hook} never wrote its pids")
 
-    def env(self, vendor: str | None, sh: Shell, path: str | None = None,
+    def env(self, spec: Spec, vendor: str | None, sh: Shell, path: str | None = None,
             **extra: str) -> dict[str, str]:
+        """The gate's environment as a vendor would set it (the provider), plus this home, the
+        interpreter of the adapter (the shell under test), the marks dir and a far slow line."""
+        h = spec.harness
         env = {"PATH": path or os.environ.get("PATH", "/usr/bin:/bin"),
                "HOME": str(self.home.path.parent / "user"), "LANG": "C.UTF-8",
-               "PD_HOME": str(self.home.path), "MARKS": str(self.marks),
-               "PD_HOOK_SHELL": self.interps[sh.name], **SLOW_ENV, **extra}
+               h.home_env: str(self.home.path), "MARKS": str(self.marks),
+               h.shell_env: self.interps[sh.name], spec.gate.slow_env: SLOW_MS, **extra}
         if vendor:
-            env["PD_HOOK_PROVIDER"] = vendor
+            env[h.provider_env] = vendor
         return env
 
-    def run(self, script: Path, payload: bytes, vendor: str | None, sh: Shell = DASH, *,
+    def run(self, tree: Tree, event: str, payload: bytes, vendor: str | None, sh: Shell = DASH, *,
             path: str | None = None, timeout: float = 60,
             before_cleanup: Callable[[], None] | None = None, **extra: str) -> Run:
-        """Run a gate (under `sh`, its adapter under the same shell) in the armed project, in a
-        process group of its own that is killed afterwards (after `before_cleanup` looked)."""
+        """Run the event's gate (under `sh`, its adapter under the same shell) in the armed
+        project, in a process group of its own that is killed afterwards (after
+        `before_cleanup` looked)."""
         start = time.monotonic()
-        proc = subprocess.Popen([*absolute_argv(sh), str(script)], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=self.env(vendor, sh, path, **extra), cwd=self.project,
-                                start_new_session=True)
+        env = self.env(tree.loaded.spec, vendor, sh, path, **extra)
+        proc = subprocess.Popen([*absolute_argv(sh), str(tree.gate(event))], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                cwd=self.project, start_new_session=True)
         try:
             out, err = proc.communicate(payload, timeout=timeout)
             took = time.monotonic() - start

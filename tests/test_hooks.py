@@ -152,7 +152,7 @@ def test_stdin_and_view_of_tool_calls_and_stop(sh: Shell, vendor: str, box: Box,
     for label, event, doc, want in calls:
         hook = f"probe-{event.replace('_', '-')}"
         data = raw(doc)
-        r = box.run(tree.gate(event), data, vendor, sh)
+        r = box.run(tree, event, data, vendor, sh)
         assert_allowed(r, vendor, event)
         assert box.stdin(hook) == data, f"{label}: the hook's stdin is not the event as it came"
         assert box.view(hook) == expected_view(box, tree, vendor, event, hook, **want), label
@@ -169,7 +169,7 @@ def test_every_event_reaches_its_hook(event: Event, vendor: str, box: Box,
         pytest.skip(f"{vendor} has no {event} event")
     hook = f"probe-{event.replace('_', '-')}"
     data = raw(event_doc(vendor, event, box.project))
-    r = box.run(tree.gate(event), data, vendor)
+    r = box.run(tree, event, data, vendor)
     assert_allowed(r, vendor, event)
     assert box.ran() == [hook]
     assert box.stdin(hook) == data
@@ -182,7 +182,7 @@ def test_stdin_is_bounded_and_the_view_says_cut(vendor: str, box: Box,
     tree = trees("probe")
     bound = tree.loaded.spec.harness.stdin_max_bytes
     data = raw(shell_doc(vendor, "echo " + "y" * (bound + 5000), box.project))
-    r = box.run(tree.gate("pre_tool"), data, vendor)
+    r = box.run(tree, "pre_tool", data, vendor)
     assert_allowed(r, vendor, "pre_tool")
     assert box.stdin("probe-pre-tool") == data[:bound]
     assert box.view("probe-pre-tool")["CUT"] == "1"
@@ -194,7 +194,7 @@ def test_contract_renames_the_view(tmp_path: Path, box: Box) -> None:
             "run": ["sh", "-c", 'printf "%s|%s|%s" "${WHICH_TOOL-}" "${PD_TOOL-unset}" "$AGENT" >"$MARKS/seen"']}
     spec = write_spec(tmp_path / "spec", [hook], contract={"tool": "WHICH_TOOL", "vendor": "AGENT"})
     tree = render(spec, tmp_path / "dist")
-    r = box.run(tree.gate("pre_tool"), raw(shell_doc("claude", "ls", box.project)), "claude")
+    r = box.run(tree, "pre_tool", raw(shell_doc("claude", "ls", box.project)), "claude")
     assert_allowed(r, "claude", "pre_tool")
     assert (box.marks / "seen").read_text() == f"{PROFILES['claude'].tools.shell[0]}|unset|claude"
 
@@ -209,7 +209,7 @@ def test_exit_2_on_pre_tool_is_the_vendors_deny(sh: Shell, vendor: str, box: Box
     tree = trees("probe")
     reason = "BLOCKED: app.py is frozen until Friday; edit app_next.py instead."
     box.do("probe-pre-tool", exit=2, err=reason + "\n")
-    r = box.run(tree.gate("pre_tool"), raw(edit_doc(vendor, "app.py", box.project)), vendor, sh)
+    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "app.py", box.project)), vendor, sh)
     assert answer(r, vendor, "deny", "pre_tool") == reason, r.brief()
     assert tree.cell("pre_tool", vendor)["level"] in ("enforced", "best-effort")
 
@@ -219,7 +219,7 @@ def test_exit_2_without_a_reason_gives_the_default_reason(vendor: str, box: Box,
                                                           trees: Callable[[str], Tree]) -> None:
     tree = trees("probe")
     box.do("probe-pre-tool", exit=2)
-    r = box.run(tree.gate("pre_tool"), raw(edit_doc(vendor, "app.py", box.project)), vendor)
+    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "app.py", box.project)), vendor)
     want = tree.loaded.spec.contract.default_reason.format(hook="probe-pre-tool")
     assert answer(r, vendor, "deny", "pre_tool") == want
 
@@ -233,7 +233,7 @@ def test_exit_2_on_stop_keeps_the_agent_working(event: Event, vendor: str, box: 
         pytest.skip(f"{vendor} has no {event} event")
     reason = "The tests were not run: run them and show the output."
     box.do(f"probe-{event.replace('_', '-')}", exit=2, err=reason)
-    r = box.run(tree.gate(event), raw(stop_doc(vendor, "done", box.project, event)), vendor)
+    r = box.run(tree, event, raw(stop_doc(vendor, "done", box.project, event)), vendor)
     assert answer(r, vendor, "stop", event) == reason, r.brief()
 
 
@@ -248,7 +248,7 @@ def test_stdout_of_exit_0_is_context(event: Event, vendor: str, box: Box,
         pytest.skip(f"{vendor} has no {event} event")
     text = "Reminder: the release branch is frozen.\nAsk before you touch it."
     box.do(f"probe-{event.replace('_', '-')}", out=text + "\n")
-    r = box.run(tree.gate(event), raw(event_doc(vendor, event, box.project)), vendor)
+    r = box.run(tree, event, raw(event_doc(vendor, event, box.project)), vendor)
     if says(vendor, "context", event):
         assert answer(r, vendor, "context", event) == text, r.brief()
         assert tree.cell(event, vendor)["level"] in ("enforced", "best-effort")
@@ -268,7 +268,7 @@ def test_exit_2_where_nothing_blocks_is_context(event: Event, vendor: str, box: 
     box.do(f"probe-{event.replace('_', '-')}", exit=2, err=reason)
     doc = edit_doc(vendor, "a.py", box.project, event) if event == "post_tool" else \
         event_doc(vendor, event, box.project)
-    r = box.run(tree.gate(event), raw(doc), vendor)
+    r = box.run(tree, event, raw(doc), vendor)
     if says(vendor, "context", event):
         assert answer(r, vendor, "context", event) == reason, r.brief()
     else:
@@ -283,13 +283,13 @@ def test_hooks_run_in_spec_order_and_the_first_verdict_ends_the_run(
         vendor: str, box: Box, trees: Callable[[str], Tree]) -> None:
     tree = trees("chain")
     data = raw(edit_doc(vendor, "a.py", box.project))
-    r = box.run(tree.gate("pre_tool"), data, vendor)
+    r = box.run(tree, "pre_tool", data, vendor)
     assert_allowed(r, vendor, "pre_tool")
     assert box.ran() == ["first", "second"]
     (box.marks / "ran").unlink()
     box.do("first", exit=2, err="first says no")
     box.do("second", exit=2, err="second says no")
-    r = box.run(tree.gate("pre_tool"), data, vendor)
+    r = box.run(tree, "pre_tool", data, vendor)
     assert box.ran() == ["first"]
     assert answer(r, vendor, "deny", "pre_tool") == "first says no"
 
@@ -306,7 +306,7 @@ def test_a_matcher_picks_the_calls_its_hook_runs_on(vendor: str, box: Box,
               ["first", "second", *(["mcp-only"] if mcp_class(vendor) != "other" else [])])]
     for doc, want in cases:
         (box.marks / "ran").unlink(missing_ok=True)
-        r = box.run(tree.gate("pre_tool"), raw(doc), vendor)
+        r = box.run(tree, "pre_tool", raw(doc), vendor)
         assert_allowed(r, vendor, "pre_tool")
         assert box.ran() == want
 
@@ -317,7 +317,7 @@ def test_the_context_of_two_prompt_hooks_is_said_once_in_order(vendor: str, box:
     tree = trees("chain")
     box.do("tip-one", out="one\n")
     box.do("tip-two", out="two\n")
-    r = box.run(tree.gate("prompt"), raw(event_doc(vendor, "prompt", box.project)), vendor)
+    r = box.run(tree, "prompt", raw(event_doc(vendor, "prompt", box.project)), vendor)
     assert box.ran() == ["tip-one", "tip-two"]
     if says(vendor, "context", "prompt"):
         assert answer(r, vendor, "context", "prompt") == "one\ntwo", r.brief()
@@ -339,7 +339,7 @@ def test_a_crashing_open_hook_allows_and_counts_a_failure(vendor: str, box: Box,
                                                           trees: Callable[[str], Tree]) -> None:
     tree = trees("open")
     box.do("flaky", exit=3, err="Traceback: boom")
-    r = box.run(tree.gate("pre_tool"), raw(edit_doc(vendor, "a.py", box.project)), vendor)
+    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "a.py", box.project)), vendor)
     assert_allowed(r, vendor, "pre_tool")
     assert box.ran() == ["flaky", "after"], "a failed open hook does not stop the next one"
     assert_one_failure(box, tree, "pre_tool")
@@ -349,7 +349,7 @@ def test_a_crashing_open_hook_allows_and_counts_a_failure(vendor: str, box: Box,
 def test_a_missing_open_command_allows_and_counts_a_failure(vendor: str, box: Box,
                                                             trees: Callable[[str], Tree]) -> None:
     tree = trees("missing")
-    r = box.run(tree.gate("pre_tool"), raw(edit_doc(vendor, "a.py", box.project)), vendor)
+    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "a.py", box.project)), vendor)
     assert_allowed(r, vendor, "pre_tool")
     assert box.ran() == ["after"]
     assert_one_failure(box, tree, "pre_tool")
@@ -366,7 +366,7 @@ def test_a_hanging_open_hook_is_killed_at_its_deadline_and_allows(sh: Shell, box
     def look() -> None:
         gone.extend(wait_gone(pid, 5) for pid in box.pids("flaky"))
 
-    r = box.run(tree.gate("pre_tool"), raw(edit_doc(vendor, "a.py", box.project)), vendor, sh,
+    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "a.py", box.project)), vendor, sh,
                 before_cleanup=look)
     assert_allowed(r, vendor, "pre_tool")
     assert gone == [True, True], "the hook and its child outlived the deadline"
@@ -385,11 +385,11 @@ def test_failing_open_hooks_trip_the_breaker(vendor: str, box: Box,
     data = raw(edit_doc(vendor, "a.py", box.project))
     threshold = {"PD_HOOK_FAILURE_THRESHOLD": "2"}
     for _ in range(2):
-        assert_allowed(box.run(tree.gate("pre_tool"), data, vendor, **threshold), vendor, "pre_tool")
+        assert_allowed(box.run(tree, "pre_tool", data, vendor, **threshold), vendor, "pre_tool")
     b = health.read_breaker(tree.loaded.spec, box.home.path, tree.group("pre_tool"))
     assert (b.problem, b.state, b.failures) == (None, "open", 2), b
     (box.marks / "ran").unlink()
-    r = box.run(tree.gate("pre_tool"), data, vendor, **threshold)
+    r = box.run(tree, "pre_tool", data, vendor, **threshold)
     assert box.ran() == []
     assert r.code == 0 and r.err == b"", r.brief()
 
@@ -399,7 +399,7 @@ def test_a_crashing_open_stop_hook_lets_the_turn_end(vendor: str, box: Box,
                                                      trees: Callable[[str], Tree]) -> None:
     tree = trees("open")
     box.do("flaky-stop", exit=1, err="boom")
-    r = box.run(tree.gate("stop"), raw(stop_doc(vendor, "done", box.project)), vendor)
+    r = box.run(tree, "stop", raw(stop_doc(vendor, "done", box.project)), vendor)
     assert_allowed(r, vendor, "stop")
     assert_one_failure(box, tree, "stop")
 
@@ -413,12 +413,12 @@ def test_a_closed_hook_that_crashes_or_hangs_blocks(vendor: str, box: Box,
     tree = trees("closed")
     data = raw(edit_doc(vendor, "a.py", box.project))
     box.do("guard", exit=3, err="Traceback: boom")
-    r = box.run(tree.gate("pre_tool"), data, vendor)
+    r = box.run(tree, "pre_tool", data, vendor)
     assert answer(r, vendor, "deny", "pre_tool") == closed_text(tree, "guard", "it crashed with exit 3")
     assert box.ran() == ["guard"], "a closed failure is a verdict: the run ends"
     (box.marks / "guard.exit").unlink()
     box.do("guard", hang=True)
-    r = box.run(tree.gate("pre_tool"), data, vendor)
+    r = box.run(tree, "pre_tool", data, vendor)
     assert answer(r, vendor, "deny", "pre_tool") == closed_text(tree, "guard", f"it timed out after {HANG_MS} ms")
 
 
@@ -427,10 +427,10 @@ def test_a_closed_hook_whose_command_is_missing_blocks(vendor: str, box: Box,
                                                        trees: Callable[[str], Tree]) -> None:
     tree = trees("missing-closed")
     why = "its command was not found or cannot run"
-    r = box.run(tree.gate("pre_tool"), raw(edit_doc(vendor, "a.py", box.project)), vendor)
+    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "a.py", box.project)), vendor)
     assert answer(r, vendor, "deny", "pre_tool") == closed_text(tree, "gone", why)
     assert box.ran() == []
-    r = box.run(tree.gate("stop"), raw(stop_doc(vendor, "done", box.project)), vendor)
+    r = box.run(tree, "stop", raw(stop_doc(vendor, "done", box.project)), vendor)
     assert answer(r, vendor, "stop", "stop") == closed_text(tree, "gone-stop", why)
 
 
@@ -439,7 +439,7 @@ def test_a_closed_stop_hook_that_crashes_keeps_the_agent_working(vendor: str, bo
                                                                  trees: Callable[[str], Tree]) -> None:
     tree = trees("closed")
     box.do("stop-guard", exit=1)
-    r = box.run(tree.gate("stop"), raw(stop_doc(vendor, "done", box.project)), vendor)
+    r = box.run(tree, "stop", raw(stop_doc(vendor, "done", box.project)), vendor)
     assert answer(r, vendor, "stop", "stop") == closed_text(tree, "stop-guard", "it crashed with exit 1")
 
 
@@ -448,7 +448,7 @@ def test_a_closed_hook_fails_open_where_its_event_cannot_block(vendor: str, box:
                                                                trees: Callable[[str], Tree]) -> None:
     tree = trees("closed")
     box.do("closed-tip", exit=3)
-    r = box.run(tree.gate("prompt"), raw(event_doc(vendor, "prompt", box.project)), vendor)
+    r = box.run(tree, "prompt", raw(event_doc(vendor, "prompt", box.project)), vendor)
     assert_allowed(r, vendor, "prompt")
     assert_one_failure(box, tree, "prompt")
     assert "closed-tip fails open here" in tree.cell("prompt", vendor)["reason"]
@@ -464,13 +464,13 @@ def test_a_gate_with_closed_hooks_blocks_when_its_adapter_fails(
         target.unlink()
     else:
         target.write_text("#!/bin/sh\nexit 3\n")
-    r = box.run(tree.gate("pre_tool"), raw(edit_doc(vendor, "a.py", box.project)), vendor)
+    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "a.py", box.project)), vendor)
     why = {"missing": "its adapter is missing", "crash": "its adapter crashed"}[adapter]
     assert answer(r, vendor, "deny", "pre_tool") == closed_text(tree, tree.group("pre_tool").name, why)
     # the same failure on a gate without closed hooks allows
     open_tree = trees("open").copy(tmp_path / "open")
     open_tree.adapter("pre_tool").unlink()
-    r = box.run(open_tree.gate("pre_tool"), raw(edit_doc(vendor, "a.py", box.project)), vendor)
+    r = box.run(open_tree, "pre_tool", raw(edit_doc(vendor, "a.py", box.project)), vendor)
     assert_allowed(r, vendor, "pre_tool")
 
 
@@ -484,11 +484,11 @@ def test_an_open_breaker_runs_only_the_closed_hooks(vendor: str, box: Box,
     now = int(time.time())
     state.write_text(f"{health.STATE_TAG} open 3 crash {now} {now + 3600} 0 1\n")
     data = raw(edit_doc(vendor, "a.py", box.project))
-    r = box.run(tree.gate("pre_tool"), data, vendor)
+    r = box.run(tree, "pre_tool", data, vendor)
     assert_allowed(r, vendor, "pre_tool")
     assert box.ran() == ["guard"]
     box.do("guard", exit=2, err="no goal yet")
-    r = box.run(tree.gate("pre_tool"), data, vendor)
+    r = box.run(tree, "pre_tool", data, vendor)
     assert answer(r, vendor, "deny", "pre_tool") == "no goal yet"
 
 
@@ -503,7 +503,7 @@ def test_a_hanging_closed_hook_is_killed_and_blocks(sh: Shell, box: Box,
     def look() -> None:
         gone.extend(wait_gone(pid, 5) for pid in box.pids("guard"))
 
-    r = box.run(tree.gate("pre_tool"), raw(edit_doc(vendor, "a.py", box.project)), vendor, sh,
+    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "a.py", box.project)), vendor, sh,
                 before_cleanup=look)
     assert answer(r, vendor, "deny", "pre_tool") == closed_text(tree, "guard", f"it timed out after {HANG_MS} ms")
     assert gone == [True, True]
