@@ -206,12 +206,26 @@ def test_contract_renames_the_view(tmp_path: Path, box: Box) -> None:
 @pytest.mark.parametrize("sh", SHELLS, ids=SHELL_IDS)
 def test_exit_2_on_pre_tool_is_the_vendors_deny(sh: Shell, vendor: str, box: Box,
                                                 trees: Callable[[str], Tree]) -> None:
+    """The reason is the hook's stderr as it is (any UTF-8, several lines; on a dialect that
+    takes it on stderr, one line)."""
     tree = trees("probe")
-    reason = "BLOCKED: app.py is frozen until Friday; edit app_next.py instead."
+    reason = "BLOCKED: app.py is frozen until Friday \u2013 ask Zo\u00eb \"first\".\nThen edit app_next.py."
     box.do("probe-pre-tool", exit=2, err=reason + "\n")
     r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "app.py", box.project)), vendor, sh)
-    assert answer(r, vendor, "deny", "pre_tool") == reason, r.brief()
+    one_line = outputs.on_stderr(PROFILES[vendor], "deny", "pre_tool")
+    assert answer(r, vendor, "deny", "pre_tool") == (reason.replace("\n", " ") if one_line else reason), r.brief()
     assert tree.cell("pre_tool", vendor)["level"] in ("enforced", "best-effort")
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_a_long_reason_is_cut_at_the_contract_bound(vendor: str, box: Box,
+                                                    trees: Callable[[str], Tree]) -> None:
+    tree = trees("probe")
+    cap = tree.loaded.spec.contract.reason_max_bytes
+    reason = "".join(f"{i:05d} " for i in range(cap))[: cap * 2]
+    box.do("probe-pre-tool", exit=2, err=reason)
+    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "app.py", box.project)), vendor)
+    assert answer(r, vendor, "deny", "pre_tool") == reason[:cap].rstrip("\n")
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
@@ -255,6 +269,18 @@ def test_stdout_of_exit_0_is_context(event: Event, vendor: str, box: Box,
     else:
         assert_allowed(r, vendor, event)
         assert tree.cell(event, vendor)["level"] == "observe-only"
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+@pytest.mark.parametrize("event", ["pre_tool", "post_tool", "stop"])
+def test_stdout_of_exit_0_is_dropped_where_it_is_not_context(event: Event, vendor: str, box: Box,
+                                                             trees: Callable[[str], Tree]) -> None:
+    """A hook's own stdout never reaches the vendor as it is: it would be read as an answer."""
+    tree = trees("probe")
+    box.do(f"probe-{event.replace('_', '-')}", out='{"decision": "block", "reason": "raw"}\n')
+    doc = stop_doc(vendor, "done", box.project) if event == "stop" else \
+        edit_doc(vendor, "a.py", box.project, event)
+    assert_allowed(box.run(tree, event, raw(doc), vendor), vendor, event)
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
