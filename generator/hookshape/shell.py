@@ -131,6 +131,8 @@ def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle | Group) -> d
         "tentacles": spec.tentacles,
         "mcp_prefixes": {v.id: mcp_prefix(spec, v) for v in vendors},
         "deadline": spec.deadline(tentacle),
+        # user hooks have their own deadlines: only a timeout counts against them, never slowness
+        "slow": spec.gate.slow_ms if isinstance(tentacle, Tentacle) else spec.deadline(tentacle),
         "fail_code": fail_code(spec),
         "hook_argv": lambda hook: hook_argv(prefix, hook),
     }
