@@ -27,13 +27,19 @@ def parse_toml(path: Path, error: type[HookshapeError]) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text") from None
     text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark (some editors write one)
+    return loads_toml(text, path, error)
+
+
+def loads_toml(text: str, path: Path, error: type[HookshapeError], after: str = "") -> dict[str, Any]:
+    """tomllib.loads with `file:line:col: invalid TOML: message`; with `after` (why the text is
+    invalid when we made it so) the position is left out: it is one of our text, not the file's."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         pos = _TOML_POS.search(msg)
-        where = f"{path}:{pos.group(1)}:{pos.group(2)}" if pos else str(path)
-        raise error(f"{where}: invalid TOML: {_TOML_POS.sub('', msg).strip()}") from None
+        where = f"{path}:{pos.group(1)}:{pos.group(2)}" if pos and not after else str(path)
+        raise error(f"{where}: invalid TOML{after}: {_TOML_POS.sub('', msg).strip()}") from None
 
 
 def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
