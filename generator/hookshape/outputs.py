@@ -14,7 +14,7 @@ import json
 from typing import Any, Literal
 
 from hookshape.profiles import Answer, Profile
-from hookshape.spec import Role
+from hookshape.spec import Event
 
 Kind = Literal["context", "deny", "allow", "warn", "stop", "suggest"]
 KINDS: tuple[Kind, ...] = ("context", "deny", "allow", "warn", "stop", "suggest")
@@ -44,7 +44,7 @@ def fill(shape: Any, text: str, event: str) -> Any:
     return shape
 
 
-def resolved(profile: Profile, kind: Kind, role: Role) -> Answer | None:
+def resolved(profile: Profile, kind: Kind, role: Event) -> Answer | None:
     """The answer of a kind, with `context = true` resolved to the context answer of the role
     (None: nothing is said)."""
     answer = of(profile, kind)
@@ -57,7 +57,7 @@ def resolved(profile: Profile, kind: Kind, role: Role) -> Answer | None:
     return answer
 
 
-def stdout_object(profile: Profile, kind: Kind, text: str, role: Role) -> dict[str, Any] | None:
+def stdout_object(profile: Profile, kind: Kind, text: str, role: Event) -> dict[str, Any] | None:
     """The JSON object this answer prints on stdout, or None when it prints nothing there."""
     answer = resolved(profile, kind, role)
     if answer is None or answer.stdout is None:
@@ -68,13 +68,13 @@ def stdout_object(profile: Profile, kind: Kind, text: str, role: Role) -> dict[s
     return obj
 
 
-def stdout_text(profile: Profile, kind: Kind, text: str, role: Role) -> str:
+def stdout_text(profile: Profile, kind: Kind, text: str, role: Event) -> str:
     """The answer's stdout as the tentacles print it: compact JSON in plain ASCII, or ""."""
     obj = stdout_object(profile, kind, text, role)
     return "" if obj is None else json.dumps(obj, separators=(",", ":"))
 
 
-def on_stderr(profile: Profile, kind: Kind, role: Role) -> bool:
+def on_stderr(profile: Profile, kind: Kind, role: Event) -> bool:
     answer = resolved(profile, kind, role)
     return answer is not None and answer.stdout is None and answer.stderr
 
@@ -90,7 +90,7 @@ def awk_template(profile: Profile, kind: Kind) -> str:
     return dumped.replace(text, MARK + "t").replace(event, MARK + "e")
 
 
-def read(profile: Profile, kind: Kind, obj: Any, role: Role, exact: bool = False) -> str | None:
+def read(profile: Profile, kind: Kind, obj: Any, role: Event, exact: bool = False) -> str | None:
     """The text an object on stdout carries when it is this answer (the text placeholder's value,
     "" for a shape without one), else None. The event placeholder must hold the role's event.
     Keys the shape does not name are allowed, unless exact."""
@@ -122,7 +122,7 @@ def _match(shape: Any, value: Any, found: list[str], event: str, exact: bool) ->
     return same
 
 
-def describe(profile: Profile, kind: Kind, role: Role) -> str:
+def describe(profile: Profile, kind: Kind, role: Event) -> str:
     """The answer in words for CAPABILITIES: the JSON with <text> where the text goes."""
     answer = resolved(profile, kind, role)
     if answer is None:
