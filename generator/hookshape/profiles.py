@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hookshape.errors import ProfileError
-from hookshape.spec import Event, Role
+from hookshape.spec import Event
 from hookshape.validation import parse_toml, validate
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$", description=(
@@ -184,9 +184,10 @@ class Answer(_Strict):
 class Output(_Strict):
     """How a hook answers on this vendor, and the facts about exit codes that go with it."""
 
-    context_roles: list[Role] = Field(description="the roles whose context answer reaches the model")
-    context: Answer = Field(description="context for the model (prompt; pre_tool and post_tool "
-                                        "where context_roles allow)")
+    context_roles: list[Event] = Field(description=(
+        "the events whose context answer (the [output.context] shape, {event} = the vendor's name "
+        "of the event) reaches the model; an event with another context shape is left out"))
+    context: Answer = Field(description="context for the model, on the events context_roles lists")
     deny: Answer = Field(description="pre_tool: the call is blocked, with {text} as the reason")
     allow: Answer = Field(Answer(), description="pre_tool: the call may run (default: nothing)")
     warn: Answer = Field(description="pre_tool: the call runs, {text} is a warning")
