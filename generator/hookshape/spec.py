@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
@@ -137,6 +138,22 @@ class Dial(Strict):
     files: Annotated[list[RelPath], Field(min_length=1)]
     key: JsonKey
     field: JsonKey
+    # the tentacles act on what a value means, never on the word (each kind of dial narrows this)
+    meaning: Mapping[Word, str] = Field(default_factory=dict)
+    # the built-in words and their meanings: a value the meaning table leaves out keeps its own
+    BUILT_IN: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _built_in_meanings(cls, data: object) -> object:
+        if not isinstance(data, dict) or not isinstance(data.get("values"), list):
+            return data
+        given = data.get("meaning", {})
+        if not isinstance(given, dict):
+            return data
+        known = {v: cls.BUILT_IN[v] for v in data["values"]
+                 if isinstance(v, str) and v in cls.BUILT_IN and v not in given}
+        return {**data, "meaning": {**given, **known}} if known else data
 
     @model_validator(mode="after")
     def _default_in_values(self) -> Dial:
@@ -144,21 +161,45 @@ class Dial(Strict):
             raise ValueError(f"default: {self.default!r} is not one of {self.values}")
         if len(set(self.values)) != len(self.values):
             raise ValueError("values: must be unique")
+        allowed = "|".join(dict.fromkeys(type(self).BUILT_IN.values()))
+        for value in self.values:
+            if value not in self.meaning:
+                raise ValueError(f"meaning: no meaning for the value {value!r} "
+                                 f"(give meaning = {{ {value} = \"{allowed}\", ... }})")
+        for value in self.meaning:
+            if value not in self.values:
+                raise ValueError(f"meaning: {value!r} is not one of the values {self.values}")
         return self
+
+    def meanings(self) -> list[str]:
+        """The meaning of each value, in the order of the values."""
+        return [self.meaning[v] for v in self.values]
+
+
+class SuggestibilityDial(Dial):
+    """What the pre-tool tentacle does with an edit of a file another actor has locked."""
+
+    meaning: dict[Word, Literal["allow", "warn", "block"]] = Field(default_factory=dict, description=(
+        "what each value means: allow (say nothing), warn (let the edit through with the warn "
+        "message), block (refuse it with the block message); a value left out that is one of "
+        "advisory, warn, enforce means allow, warn, block"))
+    BUILT_IN: ClassVar[dict[str, str]] = {"advisory": "allow", "warn": "warn", "enforce": "block"}
+
+
+class SitrepDial(Dial):
+    """What the stop tentacle does with a closing message that fails the closeout check (and
+    whether the prompt tentacle states the contract)."""
+
+    meaning: dict[Word, Literal["off", "suggest", "block"]] = Field(default_factory=dict, description=(
+        "what each value means: off (no contract at turn start, no check at stop), suggest (a "
+        "reminder), block (keep the agent working once per session and TTL); a value left out "
+        "that is one of off, suggest, enforce means off, suggest, block"))
+    BUILT_IN: ClassVar[dict[str, str]] = {"off": "off", "suggest": "suggest", "enforce": "block"}
 
 
 class Dials(Strict):
-    suggestibility: Dial
-    sitrep: Dial
-
-    @model_validator(mode="after")
-    def _enums(self) -> Dials:
-        need = {"suggestibility": {"advisory", "warn", "enforce"}, "sitrep": {"off", "suggest", "enforce"}}
-        for name, values in need.items():
-            dial: Dial = getattr(self, name)
-            if set(dial.values) != values:
-                raise ValueError(f"{name}.values: must be exactly {sorted(values)} (the tentacles act on these)")
-        return self
+    suggestibility: SuggestibilityDial
+    sitrep: SitrepDial
 
 
 class Halt(Strict):

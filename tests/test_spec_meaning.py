@@ -1,0 +1,115 @@
+"""The spec side of dial meanings: what loads, what each rule refuses (one located line), and
+that a spec written before meanings existed loads unchanged."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomlkit
+from tests.test_spec import SPEC, Bad, assert_user_error, hookshape, write_bad
+
+from hookshape.errors import HookshapeError
+from hookshape.loader import load
+from hookshape.spec import Spec
+
+
+def edited(tmp_path: Path, edit: Callable[[Any], None]) -> Path:
+    return write_bad(tmp_path, Bad("edit", edit, "", ""))
+
+
+def load_error(tmp_path: Path, edit: Callable[[Any], None]) -> str:
+    spec = edited(tmp_path, edit)
+    with pytest.raises(HookshapeError) as info:
+        load(spec)
+    text = str(info.value)
+    assert "\n" not in text, text
+    return text.removeprefix(f"{spec}: ")
+
+
+def dial(name: str, values: list[str], meaning: dict[str, str] | None, default: str | None = None
+         ) -> Callable[[Any], None]:
+    def edit(doc: Any) -> None:
+        table = doc["dials"][name]
+        table["values"] = values
+        table["default"] = default or values[-1]
+        if "meaning" in table:
+            del table["meaning"]
+        if meaning is not None:
+            inline = tomlkit.inline_table()
+            inline.update(meaning)
+            table["meaning"] = inline
+    return edit
+
+
+def test_default_spec_means_what_it_always_meant() -> None:
+    spec = load(SPEC).spec
+    assert spec.dials.suggestibility.meaning == {"advisory": "allow", "warn": "warn", "enforce": "block"}
+    assert spec.dials.sitrep.meaning == {"off": "off", "suggest": "suggest", "enforce": "block"}
+
+
+def test_a_spec_without_meaning_loads_as_the_default(tmp_path: Path) -> None:
+    def strip(doc: Any) -> None:
+        for name in ("suggestibility", "sitrep"):
+            doc["dials"][name].pop("meaning", None)
+
+    assert load(edited(tmp_path, strip)).spec == load(SPEC).spec
+
+
+def test_built_in_words_keep_their_meaning_beside_new_ones(tmp_path: Path) -> None:
+    edit = dial("suggestibility", ["advisory", "warn", "enforce", "strict"], {"strict": "block"}, "warn")
+    spec: Spec = load(edited(tmp_path, edit)).spec
+    sg = spec.dials.suggestibility
+    assert sg.meaning == {"advisory": "allow", "warn": "warn", "enforce": "block", "strict": "block"}
+    assert sg.meaning[sg.default] == "warn"
+
+
+def test_own_words_with_meanings(tmp_path: Path) -> None:
+    def edit(doc: Any) -> None:
+        dial("suggestibility", ["low", "mid", "high"], {"low": "allow", "mid": "warn", "high": "block"})(doc)
+        dial("sitrep", ["none", "hint", "must"], {"none": "off", "hint": "suggest", "must": "block"}, "hint")(doc)
+
+    spec = load(edited(tmp_path, edit)).spec
+    assert spec.dials.suggestibility.meaning["high"] == "block"
+    assert spec.dials.sitrep.meaning[spec.dials.sitrep.default] == "suggest"
+
+
+REFUSED: list[tuple[str, Callable[[Any], None], str, str]] = [
+    ("value-without-meaning", dial("suggestibility", ["low", "mid", "high"], None),
+     r"dials\.suggestibility\.meaning", "no meaning for the value 'low'"),
+    ("one-value-left-out", dial("sitrep", ["none", "hint", "must"], {"none": "off", "must": "block"}),
+     r"dials\.sitrep\.meaning", "no meaning for the value 'hint'"),
+    ("new-word-beside-old-ones", dial("suggestibility", ["advisory", "warn", "enforce", "strict"], None,
+                                      "warn"),
+     r"dials\.suggestibility\.meaning", "no meaning for the value 'strict'"),
+    ("meaning-of-the-other-dial", dial("sitrep", ["off", "suggest", "enforce"],
+                                       {"off": "off", "suggest": "warn", "enforce": "block"}),
+     r"dials\.sitrep\.meaning\.suggest", "'off', 'suggest' or 'block'"),
+    ("unknown-meaning", dial("suggestibility", ["low", "high"], {"low": "allow", "high": "deny"}),
+     r"dials\.suggestibility\.meaning\.high", "'allow', 'warn' or 'block'"),
+    ("meaning-of-no-value", dial("suggestibility", ["low", "high"], {"low": "allow", "high": "block",
+                                                                      "mid": "warn"}),
+     r"dials\.suggestibility\.meaning", "'mid' is not one of the values"),
+
+]
+
+
+@pytest.mark.parametrize(("edit", "key", "fragment"), [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED])
+def test_refused_in_one_located_line(tmp_path: Path, edit: Callable[[Any], None], key: str,
+                                     fragment: str) -> None:
+    text = load_error(tmp_path, edit)
+    assert re.match(key + ": ", text), text
+    assert fragment in text, text
+
+
+@pytest.mark.parametrize("case", [REFUSED[0], REFUSED[3]], ids=[REFUSED[0][0], REFUSED[3][0]])
+def test_cli_says_it_in_one_line_and_writes_nothing(tmp_path: Path, case: tuple[str, Any, str, str]) -> None:
+    _, edit, key, fragment = case
+    spec = edited(tmp_path, edit)
+    assert_user_error(hookshape("validate", "--spec", spec), spec, key, fragment)
+    out = tmp_path / "out"
+    assert_user_error(hookshape("render", "--spec", spec, "--out", out), spec, key, fragment)
+    assert not out.exists()
