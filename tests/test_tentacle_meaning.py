@@ -1,14 +1,17 @@
-"""Dial values in the spec's own words.
+"""Dial values in the spec's own words, and the closeout check's pattern.
 
 The tentacles act on what a dial value means (suggestibility: allow | warn | block; sitrep: off |
 suggest | block), never on the word: a spec whose words are low / mid / high behaves exactly like
-advisory / warn / enforce, through the env var and through a dial file.
+advisory / warn / enforce, through the env var and through a dial file. [stop] check picks what
+a closing message must hold: the keyword and a table (the default), the keyword alone, or a
+match of a POSIX ERE.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -41,6 +44,7 @@ from tests.tentaclekit import (
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
 
 VEND = pytest.mark.parametrize("vendor", VENDORS)
+BLOCKING = pytest.mark.parametrize("vendor", ["claude", "gemini", "codex"])
 ME = {"PD_ACTOR": "alice"}
 
 
@@ -68,6 +72,18 @@ def swapped(doc: Any) -> None:
     sr["meaning"] = table(off="block", suggest="off", enforce="suggest")
 
 
+def keyword_check(doc: Any) -> None:
+    doc["stop"]["check"] = "keyword"
+
+
+PATTERN = r"^Closeout: [0-9]+ tests? passed( \(it's \$0\))?\.?$"
+
+
+def regex_check(doc: Any) -> None:
+    doc["stop"]["check"] = "regex"
+    doc["stop"]["pattern"] = PATTERN
+
+
 def write_spec(dest: Path, edit: Callable[[Any], None]) -> Path:
     doc = tomlkit.parse(SPEC_PATH.read_text(encoding="utf-8"))
     edit(doc)
@@ -77,7 +93,8 @@ def write_spec(dest: Path, edit: Callable[[Any], None]) -> Path:
     return spec
 
 
-SPECS: dict[str, Callable[[Any], None]] = {"words": words, "swapped": swapped}
+SPECS: dict[str, Callable[[Any], None]] = {"words": words, "swapped": swapped, "keyword": keyword_check,
+                                           "regex": regex_check}
 
 
 @pytest.fixture(scope="module")
@@ -209,3 +226,91 @@ def test_sitrep_at_prompt_acts_on_the_meaning(harness: Callable[[str], Pd], vend
         assert_silent(r)
     else:
         assert r.json == context(vendor, SITREP_CONTRACT)
+
+
+# ---------------------------------------------------------------------------------------------
+# the closeout check
+
+
+def close(pd: Pd, vendor: str, text: str) -> Run:
+    return pd.run("stop", p_stop(vendor, text, pd.proj, session=uuid.uuid4().hex),
+                  env={"PD_HOOK_PROVIDER": vendor})
+
+
+TABLE = "Done.\n\n## SITREP\n| Idea | Source | Status |\n|---|---|---|\n| retry | Agent | done |\n"
+
+
+@BLOCKING
+@pytest.mark.parametrize("text", ["SITREP: nothing to add", "all done (sitrep: none)", "SiTrEp", TABLE])
+def test_keyword_check_complies_without_a_table(harness: Callable[[str], Pd], vendor: str, text: str) -> None:
+    assert_silent(close(harness("keyword"), vendor, text))
+
+
+@BLOCKING
+@pytest.mark.parametrize("text", ["done", "| a | b |\n|---|---|\n| no | keyword |", "SIT REP", "S-I-T-R-E-P"])
+def test_keyword_check_blocks_without_the_keyword(harness: Callable[[str], Pd], vendor: str, text: str) -> None:
+    assert close(harness("keyword"), vendor, text).json == stop_block(vendor)
+
+
+@BLOCKING
+@pytest.mark.parametrize("text", [
+    "Closeout: 12 tests passed",
+    "Closeout: 1 test passed.",
+    "Closeout: 3 tests passed (it's $0).",
+])
+def test_regex_check_complies_on_a_match(harness: Callable[[str], Pd], vendor: str, text: str) -> None:
+    assert_silent(close(harness("regex"), vendor, text))
+
+
+@BLOCKING
+@pytest.mark.parametrize("text", [
+    TABLE,  # the default check's shape: no match
+    "closeout: 12 tests passed",  # awk's ~ is case-sensitive
+    "Closeout: many tests passed",
+    "Work done.\nCloseout: 12 tests passed",  # ^ is the start of the whole message
+    "Closeout: 12 tests passed\nand more",
+    "Closeout: 3 tests passed (it's 0).",
+    "Closeout: 12 tests passedX",
+])
+def test_regex_check_blocks_otherwise(harness: Callable[[str], Pd], vendor: str, text: str) -> None:
+    assert close(harness("regex"), vendor, text).json == stop_block(vendor)
+
+
+@pytest.mark.parametrize("name", ["keyword", "regex"])
+def test_suggest_keeps_working_under_another_check(harness: Callable[[str], Pd], name: str) -> None:
+    pd = harness(name)
+    r = pd.run("stop", p_stop("claude", "done", pd.proj), env={"PD_HOOK_PROVIDER": "claude", "PD_SITREP": "suggest"})
+    assert r.json == stop_suggest("claude")
+
+
+# every awk a tentacle may run reads an accepted pattern alike (rendered as the template does)
+AWKS = [[str(shutil.which(a[0])), *a[1:]] for a in (["mawk"], ["gawk"], ["original-awk"], ["busybox", "awk"])
+        if shutil.which(a[0])]
+AGREE = [
+    (PATTERN, "Closeout: 3 tests passed (it's $0).", True),
+    (PATTERN, "Closeout: 3 tests passed (it's 0).", False),
+    (r"(^|[^a-z])sitrep[:.]", "## Sitrep\nsitrep: fine", True),
+    (r"(^|[^a-z])sitrep[:.]", "nositrep: x", False),
+    (r"[[:digit:]]+ tests?", "ran 12 tests", True),
+    (r"[]x-]y", "]y", True),
+    (r"[]x-]y", "-y", True),
+    (r"[]x-]y", "ay", False),
+    (r"a\|b\.c\\d\{", "a|b.c\\d{", True),
+    (r"a\|b\.c\\d\{", "a|bxc\\d{", False),
+    (r"^done.end$", "done\nend", True),
+    (r"x()y", "xy", True),
+    (r"a/b'c\"d", "a/b'c\"d", True),
+]
+
+
+@pytest.mark.parametrize("awk", AWKS, ids=[Path(a[0]).name for a in AWKS])
+def test_the_awks_agree_on_accepted_patterns(awk: list[str]) -> None:
+    from hookshape.shell import awk_string
+    from hookshape.spec import _awk_ere
+
+    for pattern, text, want in AGREE:
+        _awk_ere(pattern)
+        prog = "BEGIN { print (ENVIRON[\"T\"] ~ " + awk_string(pattern) + ") ? 1 : 0 }"
+        out = subprocess.run([*awk, prog], env={"T": text, "LC_ALL": "C"}, capture_output=True, text=True,
+                             check=True).stdout
+        assert out == ("1\n" if want else "0\n"), (pattern, text)
