@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 import shlex
+import warnings
+from collections.abc import Mapping
 from operator import attrgetter
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -187,6 +190,22 @@ class Dial(Strict):
     files: Annotated[list[RelPath], Field(min_length=1)]
     key: JsonKey
     field: JsonKey
+    # the tentacles act on what a value means, never on the word (each kind of dial narrows this)
+    meaning: Mapping[Word, str] = Field(default_factory=dict)
+    # the built-in words and their meanings: a value the meaning table leaves out keeps its own
+    BUILT_IN: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _built_in_meanings(cls, data: object) -> object:
+        if not isinstance(data, dict) or not isinstance(data.get("values"), list):
+            return data
+        given = data.get("meaning", {})
+        if not isinstance(given, dict):
+            return data
+        known = {v: cls.BUILT_IN[v] for v in data["values"]
+                 if isinstance(v, str) and v in cls.BUILT_IN and v not in given}
+        return {**data, "meaning": {**given, **known}} if known else data
 
     @model_validator(mode="after")
     def _default_in_values(self) -> Dial:
@@ -194,21 +213,45 @@ class Dial(Strict):
             raise ValueError(f"default: {self.default!r} is not one of {self.values}")
         if len(set(self.values)) != len(self.values):
             raise ValueError("values: must be unique")
+        allowed = "|".join(dict.fromkeys(type(self).BUILT_IN.values()))
+        for value in self.values:
+            if value not in self.meaning:
+                raise ValueError(f"meaning: no meaning for the value {value!r} "
+                                 f"(give meaning = {{ {value} = \"{allowed}\", ... }})")
+        for value in self.meaning:
+            if value not in self.values:
+                raise ValueError(f"meaning: {value!r} is not one of the values {self.values}")
         return self
+
+    def meanings(self) -> list[str]:
+        """The meaning of each value, in the order of the values."""
+        return [self.meaning[v] for v in self.values]
+
+
+class SuggestibilityDial(Dial):
+    """What the pre-tool tentacle does with an edit of a file another actor has locked."""
+
+    meaning: dict[Word, Literal["allow", "warn", "block"]] = Field(default_factory=dict, description=(
+        "what each value means: allow (say nothing), warn (let the edit through with the warn "
+        "message), block (refuse it with the block message); a value left out that is one of "
+        "advisory, warn, enforce means allow, warn, block"))
+    BUILT_IN: ClassVar[dict[str, str]] = {"advisory": "allow", "warn": "warn", "enforce": "block"}
+
+
+class SitrepDial(Dial):
+    """What the stop tentacle does with a closing message that fails the closeout check (and
+    whether the prompt tentacle states the contract)."""
+
+    meaning: dict[Word, Literal["off", "suggest", "block"]] = Field(default_factory=dict, description=(
+        "what each value means: off (no contract at turn start, no check at stop), suggest (a "
+        "reminder), block (keep the agent working once per session and TTL); a value left out "
+        "that is one of off, suggest, enforce means off, suggest, block"))
+    BUILT_IN: ClassVar[dict[str, str]] = {"off": "off", "suggest": "suggest", "enforce": "block"}
 
 
 class Dials(Strict):
-    suggestibility: Dial
-    sitrep: Dial
-
-    @model_validator(mode="after")
-    def _enums(self) -> Dials:
-        need = {"suggestibility": {"advisory", "warn", "enforce"}, "sitrep": {"off", "suggest", "enforce"}}
-        for name, values in need.items():
-            dial: Dial = getattr(self, name)
-            if set(dial.values) != values:
-                raise ValueError(f"{name}.values: must be exactly {sorted(values)} (the tentacles act on these)")
-        return self
+    suggestibility: SuggestibilityDial
+    sitrep: SitrepDial
 
 
 class Halt(Strict):
@@ -249,6 +292,74 @@ class Protect(Strict):
         "the block message shows at most this much of the path"))
 
 
+def _awk_ere(value: str) -> str:
+    """A closeout pattern is a POSIX ERE every awk reads alike: it compiles in Python's re and
+    holds nothing that only Python's re (or only some awks) knows."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "possible nested set" on [[:digit:]]
+            re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"not a valid regex: {exc}") from None
+    problem = _ere_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _ere_problem(value: str) -> str:
+    """The first construct of the pattern that awk EREs lack, in words, or ""."""
+    i, n = 0, len(value)
+    prev = ""  # the previous token: "(", "|", "q" (a quantifier) or "x" (anything else)
+    while i < n:
+        c = value[i]
+        if c == "\\":
+            nxt = value[i + 1:i + 2]
+            if nxt.isalnum():
+                return (f"\\{nxt}: awk EREs have no backslash-letter or backslash-digit escapes "
+                        "(backreferences, \\d, \\w, \\b, \\n ...): use a bracket expression such as [0-9]")
+            i, prev = i + 2, "x"
+            continue
+        if c == "[":
+            end = _bracket_end(value, i)
+            if "\\" in value[i:end]:
+                return ("a backslash inside [...] is read differently by the awks: put ] first and - "
+                        "last instead")
+            i, prev = end, "x"
+            continue
+        if c == "(" and value[i + 1:i + 2] == "?":
+            return "(?...) groups (lookaround, non-capturing, flags, names) are not in awk EREs"
+        if c == "{":
+            return ("a {n,m} interval is not read by every awk (mawk takes it as text): repeat the item, "
+                    "or write \\{ for a brace")
+        if c in "*+?" and prev == "q":
+            return f"{value[i - 1]}{c}: a lazy or repeated quantifier is not in awk EREs"
+        if (c == "|" and prev in ("", "(", "|")) or (c == ")" and prev == "|"):
+            return _EMPTY_ALT
+        prev = "q" if c in "*+?" else c if c in "(|" else "x"
+        i += 1
+    return _EMPTY_ALT if prev == "|" else ""
+
+
+_EMPTY_ALT = "an empty alternative ('|' at an end or beside another '|') is refused by some awks"
+
+
+def _bracket_end(value: str, start: int) -> int:
+    """The index just after the bracket expression opening at start ([^]...], [[:digit:]])."""
+    i = start + 1
+    if value[i:i + 1] == "^":
+        i += 1
+    if value[i:i + 1] == "]":
+        i += 1
+    while i < len(value) and value[i] != "]":
+        if value[i] == "[" and value[i + 1:i + 2] in (":", ".", "="):
+            close = value.find(value[i + 1] + "]", i + 2)
+            i = close + 2 if close >= 0 else len(value)
+            continue
+        i += 1
+    return i + 1
+
+
 class Stop(Strict):
     marker_dir: ScriptName
     block_ttl_s: PosInt
@@ -259,6 +370,31 @@ class Stop(Strict):
         "observe only, or block with a per-session counter"))
     counter_max_blocks: Annotated[int, Field(ge=1, le=8, description=(
         "blocks per session on such a vendor when counter_mode = enforce"))]
+    check: Literal["keyword+table", "keyword", "regex"] = Field("keyword+table", description=(
+        "what the last assistant message of a turn must hold to comply: keyword+table (the "
+        "compliance keyword, any case, and a table line: two or more '|'), keyword (the "
+        "compliance keyword alone, any case), regex (a match of `pattern`). messages.stop_directive, "
+        "stop_suggest and sitrep_contract keep their text whatever the check (each is followed by "
+        "messages.sitrep_header): write them to fit the chosen check"))
+    pattern: Annotated[str, Field(
+        pattern=r"^[ -~]{1,1000}$",
+        description="1 to 1000 printable ASCII characters"), AfterValidator(_awk_ere)] | None = Field(
+        None, description=(
+            "check = regex: a POSIX ERE the message must match, as awk's ~ does (case-sensitive; "
+            "^ and $ are the ends of the whole message; . and [^...] match a newline too). "
+            "Refused at load: what Python's re cannot compile, and what awk EREs lack: (?...) "
+            "groups (lookaround, flags), backslash-letter and backslash-digit escapes "
+            "(backreferences, \\d, \\b, \\n: write [0-9]), lazy quantifiers, {n,m} intervals "
+            "(mawk reads them as text: write \\{ for a brace), empty alternatives, and a "
+            "backslash inside [...] (put ] first and - last instead)"))
+
+    @model_validator(mode="after")
+    def _pattern_with_regex(self) -> Stop:
+        if self.check == "regex" and self.pattern is None:
+            raise ValueError("pattern: the regex check needs a pattern (a POSIX ERE)")
+        if self.check != "regex" and self.pattern is not None:
+            raise ValueError(f"pattern: only the regex check takes a pattern (check is {self.check!r})")
+        return self
 
 
 LOOPBACK_HOSTS = ("127.0.0.1", "[::1]", "localhost")
