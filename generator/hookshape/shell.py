@@ -27,13 +27,16 @@ def templates_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "templates"
 
 
+# inside single quotes, each of these closes the quote, is escaped, and reopens it
+_SH_ESCAPES = {"'": "'\\''", "$": "'\\$'", "`": "'\\`'", "\\": "'\\\\'"}
+
+
 def sh_quote(value: object) -> str:
-    """A single-quoted sh word: the value stays data whatever it holds. `$` and backquotes are
-    backslash-escaped between the quotes, so no text that looks like an expansion sits inside
-    single quotes (shellcheck's SC2016 on a message that mentions `$HOME`)."""
-    text = str(value)
-    for old, new in (("'", "'\\''"), ("$", "'\\$'"), ("`", "'\\`'")):
-        text = text.replace(old, new)
+    """A single-quoted sh word: the value stays data whatever it holds. `$`, backquotes and
+    backslashes are backslash-escaped outside the quotes, so no text that looks like an expansion
+    sits inside single quotes (shellcheck's SC2016 on a message that mentions `$HOME`) and no
+    backslash ends a quoted part (SC1003 on a command word holding `\\$HOME`)."""
+    text = "".join(_SH_ESCAPES.get(c, c) for c in str(value))
     return "'" + text + "'"
 
 
