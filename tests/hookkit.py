@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import tomlkit
-from tests.conformance.kit import Home, absolute_argv, new_home
+from tests.conformance.kit import Home, absolute_argv, interpreters, new_home
 from tests.conformance.oracle import put
 from tests.shells import MATRIX, ROOT, Shell, shell
 from tests.tentaclekit import patch_body
@@ -247,10 +248,16 @@ class Run:
 
 
 class Box:
-    """One harness home with its armed project and the probe's marks dir."""
+    """One harness home with its armed project and the probe's marks dir; `bare`: an empty home
+    and a project nothing arms (for a spec that needs neither)."""
 
-    def __init__(self, base: Path, interps: dict[str, str]) -> None:
-        self.home: Home = new_home(base)
+    def __init__(self, base: Path, interps: dict[str, str], bare: bool = False) -> None:
+        if bare:
+            self.home = Home(base / "home", base / "project")
+            for d in (self.home.path, self.home.armed, base / "user"):
+                d.mkdir(parents=True)
+        else:
+            self.home = new_home(base)
         self.marks = base / "marks"
         self.marks.mkdir()
         self.interps = interps
@@ -258,6 +265,11 @@ class Box:
     @property
     def project(self) -> Path:
         return self.home.armed
+
+    @property
+    def user(self) -> Path:
+        """The user's HOME."""
+        return self.home.path.parent / "user"
 
     def do(self, hook: str, *, exit: int | None = None, out: str | None = None,
            err: str | None = None, hang: bool = False) -> None:
@@ -293,7 +305,7 @@ class Box:
         interpreter of the adapter (the shell under test), the marks dir and a far slow line."""
         h = spec.harness
         env = {"PATH": path or os.environ.get("PATH", "/usr/bin:/bin"),
-               "HOME": str(self.home.path.parent / "user"), "LANG": "C.UTF-8",
+               "HOME": str(self.user), "LANG": "C.UTF-8",
                h.home_env: str(self.home.path), "MARKS": str(self.marks),
                h.shell_env: self.interps[sh.name], spec.gate.slow_env: SLOW_MS, **extra}
         if vendor:
@@ -321,6 +333,20 @@ class Box:
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         return Run(proc.returncode, out, err, took)
+
+
+# ------------------------------------------------------------------------------- fixtures --
+
+
+@pytest.fixture(scope="session")
+def interps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The one-word interpreter of each installed shell, for the gate's shell variable."""
+    return interpreters(tmp_path_factory.mktemp("interp"))
+
+
+@pytest.fixture
+def box(tmp_path: Path, interps: dict[str, str]) -> Box:
+    return Box(tmp_path, interps)
 
 
 # -------------------------------------------------------------------------------- answers --

@@ -10,13 +10,13 @@ so. See tests/hookkit.py for the probe hook and the helpers.
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conformance.kit import interpreters
 from tests.hookkit import (
     PROFILES,
     SHELLS,
@@ -40,12 +40,14 @@ from tests.hookkit import (
     write_spec,
 )
 from tests.installkit import hs
-from tests.shells import Shell, wait_gone
+from tests.shells import ROOT, Shell, wait_gone
 from tests.test_spec import assert_user_error, hookshape
 
 from hookshape import health, outputs
 from hookshape.loader import load
 from hookshape.spec import EVENTS, Event
+
+pytest_plugins = ["tests.hookkit"]  # fixtures: interps, box
 
 EVERY = tuple(EVENTS)
 HANG_MS = 600  # the deadline of the hooks that hang
@@ -81,11 +83,6 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
 
 
 @pytest.fixture(scope="session")
-def interps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return interpreters(tmp_path_factory.mktemp("interp"))
-
-
-@pytest.fixture(scope="session")
 def trees(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Tree]:
     """The scenario trees, each rendered once per worker on first use."""
     cache: dict[str, Tree] = {}
@@ -97,11 +94,6 @@ def trees(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Tree]:
         return cache[name]
 
     return get
-
-
-@pytest.fixture
-def box(tmp_path: Path, interps: dict[str, str]) -> Box:
-    return Box(tmp_path, interps)
 
 
 def has_event(tree: Tree, vendor: str, event: str) -> bool:
@@ -197,6 +189,26 @@ def test_contract_renames_the_view(tmp_path: Path, box: Box) -> None:
     r = box.run(tree, "pre_tool", raw(shell_doc("claude", "ls", box.project)), "claude")
     assert_allowed(r, "claude", "pre_tool")
     assert (box.marks / "seen").read_text() == f"{PROFILES['claude'].tools.shell[0]}|unset|claude"
+
+
+ODD_WORDS = ["a\\$HOME b", "it's", "x\\", "`id`", "$(id)", "{dir}/x", "\\'\\"]
+
+
+def test_run_words_reach_the_command_as_they_are(tmp_path: Path, box: Box) -> None:
+    """Words holding quotes, backslashes and expansions are data: the command gets each as it
+    is, and the rendered adapter stays free of shellcheck findings."""
+    hook = {"name": "odd", "event": "pre_tool",
+            "run": ["sh", "-c", 'printf "%s|" "$@" >"$MARKS/argv"', "odd", *ODD_WORDS]}
+    tree = render(write_spec(tmp_path / "spec", [hook]), tmp_path / "dist")
+    r = box.run(tree, "pre_tool", raw(shell_doc("claude", "ls", box.project)), "claude")
+    assert_allowed(r, "claude", "pre_tool")
+    words = [w.replace("{dir}", str(tree.hook_dir("odd"))) for w in ODD_WORDS]
+    assert (box.marks / "argv").read_text() == "".join(f"{w}|" for w in words)
+    shellcheck = ROOT / ".venv" / "bin" / "shellcheck"
+    if shellcheck.exists():
+        found = subprocess.run([str(shellcheck), "-s", "sh", str(tree.adapter("pre_tool"))],
+                               capture_output=True, text=True, check=False)
+        assert found.returncode == 0, found.stdout[:2000]
 
 
 # ---------------------------------------------------------------------------- the verdicts --
