@@ -18,6 +18,7 @@ from pydantic import (
     JsonValue,
     TypeAdapter,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -184,12 +185,20 @@ class Matrix(Strict):
 
 
 class Dial(Strict):
-    env: EnvName
-    values: Annotated[list[Word], Field(min_length=2)]
-    default: str
-    files: Annotated[list[RelPath], Field(min_length=1)]
-    key: JsonKey
-    field: JsonKey
+    """An operator's dial: its value comes from its env var, else from the nearest of its JSON
+    files walked up from the event's cwd, else its default. (Defaults: defaults.DIALS.)"""
+
+    env: EnvName = Field("<PREFIX>_<DIAL>", description="the env var that sets the dial (it wins)")
+    values: Annotated[list[Word], Field(min_length=2)] = Field(
+        ["<the built-in words of the dial>"], description="the words the dial takes")
+    default: str = Field("enforce", description="the value when neither the env var nor a file sets one")
+    files: Annotated[list[RelPath], Field(min_length=1)] = Field(
+        ["<project_marker>/<dial>.json", "<project_marker>/project.json"], description=(
+            "JSON files looked for in the event's cwd and each directory above it, nearest first"))
+    key: JsonKey = Field("<dial>", description="the file's key holding the dial")
+    field: JsonKey = Field("level", description=(
+        "the field of that key holding the value (`.<key>.<field>`, or `.<key>` as a bare string); "
+        "sitrep: endOfTurn"))
     # the tentacles act on what a value means, never on the word (each kind of dial narrows this)
     meaning: Mapping[Word, str] = Field(default_factory=dict)
     # the built-in words and their meanings: a value the meaning table leaves out keeps its own
@@ -231,7 +240,7 @@ class Dial(Strict):
 class SuggestibilityDial(Dial):
     """What the pre-tool tentacle does with an edit of a file another actor has locked."""
 
-    meaning: dict[Word, Literal["allow", "warn", "block"]] = Field(default_factory=dict, description=(
+    meaning: dict[Word, Literal["allow", "warn", "block"]] = Field({}, description=(
         "what each value means: allow (say nothing), warn (let the edit through with the warn "
         "message), block (refuse it with the block message); a value left out that is one of "
         "advisory, warn, enforce means allow, warn, block"))
@@ -242,16 +251,25 @@ class SitrepDial(Dial):
     """What the stop tentacle does with a closing message that fails the closeout check (and
     whether the prompt tentacle states the contract)."""
 
-    meaning: dict[Word, Literal["off", "suggest", "block"]] = Field(default_factory=dict, description=(
+    meaning: dict[Word, Literal["off", "suggest", "block"]] = Field({}, description=(
         "what each value means: off (no contract at turn start, no check at stop), suggest (a "
         "reminder), block (keep the agent working once per session and TTL); a value left out "
         "that is one of off, suggest, enforce means off, suggest, block"))
     BUILT_IN: ClassVar[dict[str, str]] = {"off": "off", "suggest": "suggest", "enforce": "block"}
 
 
+def _dial_default(name: str, kind: type[Dial]) -> dict[str, Any]:
+    """A dial as a left-out one is filled (defaults.DIALS), with placeholders, for the schema."""
+    out = {key: rule(defaults.SYMBOLIC) for key, rule in defaults.DIALS[name].items()}
+    return {**out, "meaning": dict(kind.BUILT_IN)}
+
+
 class Dials(Strict):
-    suggestibility: SuggestibilityDial
-    sitrep: SitrepDial
+    suggestibility: SuggestibilityDial = Field(
+        _dial_default("suggestibility", SuggestibilityDial), description=(  # type: ignore[assignment]
+            "what the pre-tool tentacle does with an edit of a file another actor has locked"))
+    sitrep: SitrepDial = Field(_dial_default("sitrep", SitrepDial), description=(  # type: ignore[assignment]
+        "the end-of-turn contract: stated at turn start, checked at stop"))
 
 
 class Halt(Strict):
@@ -361,15 +379,19 @@ def _bracket_end(value: str, start: int) -> int:
 
 
 class Stop(Strict):
-    marker_dir: ScriptName
-    block_ttl_s: PosInt
-    gc_batch: Annotated[int, Field(ge=1, le=1000)]
-    compliance_keyword: Keyword
-    counter_mode: Literal["observe", "enforce"] = Field(description=(
+    marker_dir: ScriptName = Field("stop-blocks", description=(
+        "the per-session block markers, under <home>/<state_dir>"))
+    block_ttl_s: PosInt = Field(300, description=(
+        "a session is kept working at most once per this many seconds"))
+    gc_batch: Annotated[int, Field(ge=1, le=1000)] = Field(16, description=(
+        "stale markers removed per stop call"))
+    compliance_keyword: Keyword = Field(defaults.KEYWORD, description=(
+        "the word the closing message must hold (checks keyword+table and keyword)"))
+    counter_mode: Literal["observe", "enforce"] = Field("observe", description=(
         "on a vendor without a stop_hook_active flag (its profile's output.stop_guard = counter): "
         "observe only, or block with a per-session counter"))
-    counter_max_blocks: Annotated[int, Field(ge=1, le=8, description=(
-        "blocks per session on such a vendor when counter_mode = enforce"))]
+    counter_max_blocks: Annotated[int, Field(ge=1, le=8)] = Field(1, description=(
+        "blocks per session on such a vendor when counter_mode = enforce"))
     check: Literal["keyword+table", "keyword", "regex"] = Field("keyword+table", description=(
         "what the last assistant message of a turn must hold to comply: keyword+table (the "
         "compliance keyword, any case, and a table line: two or more '|'), keyword (the "
@@ -451,9 +473,12 @@ class Inbox(Strict):
 
 
 class Prompt(Strict):
-    max_entries: Annotated[int, Field(ge=0, le=50)]
-    max_bytes: Annotated[int, Field(ge=64, le=65536)]
-    context_max_bytes: Annotated[int, Field(ge=256, le=65536)]
+    max_entries: Annotated[int, Field(ge=0, le=50)] = Field(2, description=(
+        "alerts and trails listed in the coordination block, at most"))
+    max_bytes: Annotated[int, Field(ge=64, le=65536)] = Field(512, description=(
+        "bytes of one listed entry, at most"))
+    context_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(4096, description=(
+        "bytes of the whole turn-start context, at most"))
     inbox: Inbox | None = Field(None, description=(
         "the inbox probe: a count of unread items for the coordination block (absent: off)"))
 
@@ -602,6 +627,10 @@ RunWord = Annotated[str, Field(
     pattern=r"^[^\x00\n\r]{1,4096}$",
     description="one word of the command: 1 to 4096 characters, no NUL or line break")]
 HOOK_DIR = "{dir}"
+MatchItem = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9_.:*-]{1,128}$",
+    description="a tool class (any, edit, shell, read), mcp:<server>, or a vendor's tool name: 1 to "
+                "128 letters, digits, '_', '.', ':', '*' and '-'")]
 
 
 class Hook(Strict):
@@ -613,12 +642,14 @@ class Hook(Strict):
     name: ScriptName = Field(description="the hook's name, unique in the spec (its files install "
                                          "under bin/<tentacle_dir>/<name>.d)")
     event: Event = Field(description="the vendor-neutral event the hook runs on")
-    run: Annotated[list[RunWord], Field(min_length=1), BeforeValidator(_argv)] = Field(description=(
+    run: Annotated[list[RunWord], Field(min_length=1), BeforeValidator(_argv), WithJsonSchema({
+        "anyOf": [{"type": "string", "minLength": 1},
+                  {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}]})
+    ] = Field(description=(
         "the command: a list of words, or one string split like sh words (no pipes, no "
         "expansions; write [\"sh\", \"-c\", \"...\"] for those). A bare first word is looked up on "
         "PATH; \"{dir}\" in a word is the directory the hook's files are installed in"))
-    match: Annotated[list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:*-]{1,128}$")]],
-                     Field(min_length=1)] = Field(["any"], description=(
+    match: Annotated[list[MatchItem], Field(min_length=1)] = Field(["any"], description=(
         "pre_tool and post_tool: the tool calls the hook runs on: tool classes any, edit, shell, "
         "read, mcp:<server>, or a vendor's own tool name as it is"))
     failure: Literal["open", "closed"] = Field("open", description=(
