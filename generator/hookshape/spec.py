@@ -454,11 +454,13 @@ class Inbox(Strict):
         "http://127.0.0.1:9876/inbox/unread", description=(
             "http://<host>[:<port>]/<path>, host 127.0.0.1, [::1] or localhost"))
     field: Annotated[str, Field(
-        pattern=r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*){0,7}$")] = Field(
+        pattern=r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*){0,7}$",
+        description="a JSON key, or up to 8 keys joined by '.'")] = Field(
         "unread", description=(
             "a JSON key (letters, digits, '_' and '-', starting with a letter or '_'), or up to 8 "
             "keys joined by '.' for a nested one: the field of the reply that holds the count"))
-    line: Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,500}$")] = Field(
+    line: Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,500}$",
+                               description="one line of 1 to 500 characters, no control character")] = Field(
         "INBOX: {count} unread message(s) for this agent", description=(
             "one line of 1 to 500 characters, no control character: the context line, where "
             "{count} (the only placeholder) is the count"))
@@ -623,9 +625,9 @@ def _argv(value: object) -> object:
     return value
 
 
-RunWord = Annotated[str, Field(
-    pattern=r"^[^\x00\n\r]{1,4096}$",
-    description="one word of the command: 1 to 4096 characters, no NUL or line break")]
+RUN_WORD = r"^[^\x00\n\r]{1,4096}$"
+RUN_WORD_WORDS = "one word of the command: 1 to 4096 characters, no NUL or line break"
+RunWord = Annotated[str, Field(pattern=RUN_WORD, description=RUN_WORD_WORDS)]
 HOOK_DIR = "{dir}"
 MatchItem = Annotated[str, Field(
     pattern=r"^[A-Za-z0-9_.:*-]{1,128}$",
@@ -644,7 +646,8 @@ class Hook(Strict):
     event: Event = Field(description="the vendor-neutral event the hook runs on")
     run: Annotated[list[RunWord], Field(min_length=1), BeforeValidator(_argv), WithJsonSchema({
         "anyOf": [{"type": "string", "minLength": 1},
-                  {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}]})
+                  {"type": "array", "minItems": 1,
+                   "items": {"type": "string", "pattern": RUN_WORD, "description": RUN_WORD_WORDS}}]})
     ] = Field(description=(
         "the command: a list of words, or one string split like sh words (no pipes, no "
         "expansions; write [\"sh\", \"-c\", \"...\"] for those). A bare first word is looked up on "
