@@ -629,6 +629,9 @@ RUN_WORD = r"^[^\x00\n\r]{1,4096}$"
 RUN_WORD_WORDS = "one word of the command: 1 to 4096 characters, no NUL or line break"
 RunWord = Annotated[str, Field(pattern=RUN_WORD, description=RUN_WORD_WORDS)]
 HOOK_DIR = "{dir}"
+# the built-in jobs a hook may use, and the event each runs on
+JOB_EVENTS: dict[str, Role] = {"context": "prompt", "lock-gate": "pre_tool", "trace": "post_tool",
+                               "closeout": "stop"}
 MatchItem = Annotated[str, Field(
     pattern=r"^[A-Za-z0-9_.:*-]{1,128}$",
     description="a tool class (any, edit, shell, read), mcp:<server>, or a vendor's tool name: 1 to "
@@ -644,11 +647,17 @@ class Hook(Strict):
     name: ScriptName = Field(description="the hook's name, unique in the spec (its files install "
                                          "under bin/<tentacle_dir>/<name>.d)")
     event: Event = Field(description="the vendor-neutral event the hook runs on")
-    run: Annotated[list[RunWord], Field(min_length=1), BeforeValidator(_argv), WithJsonSchema({
+    job: Literal["context", "lock-gate", "trace", "closeout"] | None = Field(None, description=(
+        "a built-in job instead of a command: context (prompt: halt notice, coordination block, "
+        "the end-of-turn contract), lock-gate (pre_tool: file locks, the halt watch, the control "
+        "files), trace (post_tool: a trail line per edited file), closeout (stop: the end-of-turn "
+        "check); each takes its options from its sections ([matrix], [dials], [halt], [protect], "
+        "[prompt], [stop]) and runs behind its own gate"))
+    run: Annotated[list[RunWord], BeforeValidator(_argv), WithJsonSchema({
         "anyOf": [{"type": "string", "minLength": 1},
                   {"type": "array", "minItems": 1,
                    "items": {"type": "string", "pattern": RUN_WORD, "description": RUN_WORD_WORDS}}]})
-    ] = Field(description=(
+    ] = Field([], description=(
         "the command: a list of words, or one string split like sh words (no pipes, no "
         "expansions; write [\"sh\", \"-c\", \"...\"] for those). A bare first word is looked up on "
         "PATH; \"{dir}\" in a word is the directory the hook's files are installed in"))
@@ -674,12 +683,30 @@ class Hook(Strict):
         for item in self.match:
             if item.startswith("mcp:") and not re.fullmatch(r"mcp:[A-Za-z0-9._-]+", item):
                 raise ValueError(f"match: {item!r}: mcp:<server> names one server")
+        if self.job is not None:
+            self._as_job()
+            return self
+        if not self.run:
+            raise ValueError("run: the command is required (or give a built-in `job`)")
         first = self.run[0]
         if "/" in first and not first.startswith(("/", HOOK_DIR)):
             raise ValueError(f"run: {first!r} is a relative path, which would run from whatever "
                              "directory the vendor starts the hook in: give a command name (looked "
                              "up on PATH), an absolute path, or {dir}/<file> with the file in `files`")
         return self
+
+    def _as_job(self) -> None:
+        want = JOB_EVENTS[str(self.job)]
+        if self.event != want:
+            raise ValueError(f"job: {self.job} runs on {want}, not on {self.event}")
+        given = [k for k in ("run", "files", "deadline_ms") if getattr(self, k)]
+        if self.failure != "open":
+            given.append("failure")
+        if self.match != ["any"]:
+            given.append("match")
+        if given:
+            raise ValueError(f"{', '.join(given)}: a built-in job takes its options from its "
+                             "sections, not these keys (it fails open, under gate.deadline_ms)")
 
     def deadline(self, gate: Gate) -> int:
         return self.deadline_ms if self.deadline_ms is not None else gate.deadline_ms
@@ -816,14 +843,15 @@ class Spec(Strict):
 
     @model_validator(mode="after")
     def _cross_field(self) -> Spec:
-        names = [t.name for t in self.tentacles]
+        names = [t.name for t in self.jobs()]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"tentacles: duplicate name(s) {', '.join(dupes)}")
-        roles = [t.role for t in self.tentacles]
+        roles = [t.role for t in self.jobs()]
         dup_roles = sorted({r for r in roles if roles.count(r) > 1})
         if dup_roles:
-            raise ValueError(f"tentacles: more than one tentacle for role(s) {', '.join(dup_roles)}")
+            raise ValueError(f"tentacles: more than one built-in job for role(s) {', '.join(dup_roles)} "
+                             "(a [[tentacles]] entry or a hook with `job`)")
         if not self.tentacles and not self.hooks:
             raise ValueError("the spec runs nothing: give at least one [[hooks]] or [[tentacles]]")
         self._groups_consistent(names)
@@ -840,13 +868,13 @@ class Spec(Strict):
         return self
 
     def _groups_consistent(self, tentacle_names: list[str]) -> None:
-        names = [h.name for h in self.hooks]
+        names = [h.name for h in self.hooks if h.job is None]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"hooks: duplicate name(s) {', '.join(dupes)}")
         taken = set(tentacle_names) | set(names)
         for event in EVENTS:
-            on = [h for h in self.hooks if h.event == event]
+            on = [h for h in self.hooks if h.event == event and h.job is None]
             if len({h.registered for h in on}) > 1:
                 raise ValueError(f"hooks: the {event} hooks run through one gate: give them all "
                                  "the same `registered`")
@@ -861,7 +889,7 @@ class Spec(Strict):
         """The user hooks by event, in event order; each group keeps the hooks' spec order."""
         out = []
         for event in EVENTS:
-            on = tuple(h for h in self.hooks if h.event == event)
+            on = tuple(h for h in self.hooks if h.event == event and h.job is None)
             if on:
                 out.append(Group(name=self.group_name(event), role=event, phase=event.upper(),
                                  registered=on[0].registered, hooks=on))
@@ -874,9 +902,16 @@ class Spec(Strict):
             return self.gate.deadline_ms
         return sum(h.deadline(self.gate) + self.gate.kill_grace_ms for h in unit.hooks)
 
+    def jobs(self) -> list[Tentacle]:
+        """The built-in jobs: the [[tentacles]], then the hooks that use a `job`."""
+        used = [Tentacle(role=JOB_EVENTS[h.job], name=h.name, registered=h.registered,
+                         phase=f"{self.harness.prefix.upper()} {h.job.upper()}")
+                for h in self.hooks if h.job is not None]
+        return [*self.tentacles, *used]
+
     def gates(self) -> list[Tentacle | Group]:
         """Every gate the spec renders: the built-in jobs, then the groups of user hooks."""
-        return [*self.tentacles, *self.groups()]
+        return [*self.jobs(), *self.groups()]
 
     def _protect_covers_control_files(self) -> None:
         """Every control file of the harness home is in protect.home (or under an entry), and
@@ -893,7 +928,7 @@ class Spec(Strict):
             raise ValueError(f"protect.anywhere: must list the dial file(s) {', '.join(loose)}")
 
     def tentacle(self, role: Role) -> Tentacle | None:
-        return next((t for t in self.tentacles if t.role == role), None)
+        return next((t for t in self.jobs() if t.role == role), None)
 
     def enabled_vendors(self) -> list[str]:
         return sorted(v for v, cfg in self.vendors.items() if cfg.enabled)
