@@ -18,6 +18,7 @@ from pydantic import (
     JsonValue,
     TypeAdapter,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -184,12 +185,20 @@ class Matrix(Strict):
 
 
 class Dial(Strict):
-    env: EnvName
-    values: Annotated[list[Word], Field(min_length=2)]
-    default: str
-    files: Annotated[list[RelPath], Field(min_length=1)]
-    key: JsonKey
-    field: JsonKey
+    """An operator's dial: its value comes from its env var, else from the nearest of its JSON
+    files walked up from the event's cwd, else its default. (Defaults: defaults.DIALS.)"""
+
+    env: EnvName = Field("<PREFIX>_<DIAL>", description="the env var that sets the dial (it wins)")
+    values: Annotated[list[Word], Field(min_length=2)] = Field(
+        ["<the built-in words of the dial>"], description="the words the dial takes")
+    default: str = Field("enforce", description="the value when neither the env var nor a file sets one")
+    files: Annotated[list[RelPath], Field(min_length=1)] = Field(
+        ["<project_marker>/<dial>.json", "<project_marker>/project.json"], description=(
+            "JSON files looked for in the event's cwd and each directory above it, nearest first"))
+    key: JsonKey = Field("<dial>", description="the file's key holding the dial")
+    field: JsonKey = Field("level", description=(
+        "the field of that key holding the value (`.<key>.<field>`, or `.<key>` as a bare string); "
+        "sitrep: endOfTurn"))
     # the tentacles act on what a value means, never on the word (each kind of dial narrows this)
     meaning: Mapping[Word, str] = Field(default_factory=dict)
     # the built-in words and their meanings: a value the meaning table leaves out keeps its own
@@ -231,7 +240,7 @@ class Dial(Strict):
 class SuggestibilityDial(Dial):
     """What the pre-tool tentacle does with an edit of a file another actor has locked."""
 
-    meaning: dict[Word, Literal["allow", "warn", "block"]] = Field(default_factory=dict, description=(
+    meaning: dict[Word, Literal["allow", "warn", "block"]] = Field({}, description=(
         "what each value means: allow (say nothing), warn (let the edit through with the warn "
         "message), block (refuse it with the block message); a value left out that is one of "
         "advisory, warn, enforce means allow, warn, block"))
@@ -242,16 +251,25 @@ class SitrepDial(Dial):
     """What the stop tentacle does with a closing message that fails the closeout check (and
     whether the prompt tentacle states the contract)."""
 
-    meaning: dict[Word, Literal["off", "suggest", "block"]] = Field(default_factory=dict, description=(
+    meaning: dict[Word, Literal["off", "suggest", "block"]] = Field({}, description=(
         "what each value means: off (no contract at turn start, no check at stop), suggest (a "
         "reminder), block (keep the agent working once per session and TTL); a value left out "
         "that is one of off, suggest, enforce means off, suggest, block"))
     BUILT_IN: ClassVar[dict[str, str]] = {"off": "off", "suggest": "suggest", "enforce": "block"}
 
 
+def _dial_default(name: str, kind: type[Dial]) -> dict[str, Any]:
+    """A dial as a left-out one is filled (defaults.DIALS), with placeholders, for the schema."""
+    out = {key: rule(defaults.SYMBOLIC) for key, rule in defaults.DIALS[name].items()}
+    return {**out, "meaning": dict(kind.BUILT_IN)}
+
+
 class Dials(Strict):
-    suggestibility: SuggestibilityDial
-    sitrep: SitrepDial
+    suggestibility: SuggestibilityDial = Field(
+        _dial_default("suggestibility", SuggestibilityDial), description=(  # type: ignore[assignment]
+            "what the pre-tool tentacle does with an edit of a file another actor has locked"))
+    sitrep: SitrepDial = Field(_dial_default("sitrep", SitrepDial), description=(  # type: ignore[assignment]
+        "the end-of-turn contract: stated at turn start, checked at stop"))
 
 
 class Halt(Strict):
@@ -361,15 +379,19 @@ def _bracket_end(value: str, start: int) -> int:
 
 
 class Stop(Strict):
-    marker_dir: ScriptName
-    block_ttl_s: PosInt
-    gc_batch: Annotated[int, Field(ge=1, le=1000)]
-    compliance_keyword: Keyword
-    counter_mode: Literal["observe", "enforce"] = Field(description=(
+    marker_dir: ScriptName = Field("stop-blocks", description=(
+        "the per-session block markers, under <home>/<state_dir>"))
+    block_ttl_s: PosInt = Field(300, description=(
+        "a session is kept working at most once per this many seconds"))
+    gc_batch: Annotated[int, Field(ge=1, le=1000)] = Field(16, description=(
+        "stale markers removed per stop call"))
+    compliance_keyword: Keyword = Field(defaults.KEYWORD, description=(
+        "the word the closing message must hold (checks keyword+table and keyword)"))
+    counter_mode: Literal["observe", "enforce"] = Field("observe", description=(
         "on a vendor without a stop_hook_active flag (its profile's output.stop_guard = counter): "
         "observe only, or block with a per-session counter"))
-    counter_max_blocks: Annotated[int, Field(ge=1, le=8, description=(
-        "blocks per session on such a vendor when counter_mode = enforce"))]
+    counter_max_blocks: Annotated[int, Field(ge=1, le=8)] = Field(1, description=(
+        "blocks per session on such a vendor when counter_mode = enforce"))
     check: Literal["keyword+table", "keyword", "regex"] = Field("keyword+table", description=(
         "what the last assistant message of a turn must hold to comply: keyword+table (the "
         "compliance keyword, any case, and a table line: two or more '|'), keyword (the "
@@ -432,11 +454,13 @@ class Inbox(Strict):
         "http://127.0.0.1:9876/inbox/unread", description=(
             "http://<host>[:<port>]/<path>, host 127.0.0.1, [::1] or localhost"))
     field: Annotated[str, Field(
-        pattern=r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*){0,7}$")] = Field(
+        pattern=r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*){0,7}$",
+        description="a JSON key, or up to 8 keys joined by '.'")] = Field(
         "unread", description=(
             "a JSON key (letters, digits, '_' and '-', starting with a letter or '_'), or up to 8 "
             "keys joined by '.' for a nested one: the field of the reply that holds the count"))
-    line: Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,500}$")] = Field(
+    line: Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,500}$",
+                               description="one line of 1 to 500 characters, no control character")] = Field(
         "INBOX: {count} unread message(s) for this agent", description=(
             "one line of 1 to 500 characters, no control character: the context line, where "
             "{count} (the only placeholder) is the count"))
@@ -451,9 +475,12 @@ class Inbox(Strict):
 
 
 class Prompt(Strict):
-    max_entries: Annotated[int, Field(ge=0, le=50)]
-    max_bytes: Annotated[int, Field(ge=64, le=65536)]
-    context_max_bytes: Annotated[int, Field(ge=256, le=65536)]
+    max_entries: Annotated[int, Field(ge=0, le=50)] = Field(2, description=(
+        "alerts and trails listed in the coordination block, at most"))
+    max_bytes: Annotated[int, Field(ge=64, le=65536)] = Field(512, description=(
+        "bytes of one listed entry, at most"))
+    context_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(4096, description=(
+        "bytes of the whole turn-start context, at most"))
     inbox: Inbox | None = Field(None, description=(
         "the inbox probe: a count of unread items for the coordination block (absent: off)"))
 
@@ -598,10 +625,17 @@ def _argv(value: object) -> object:
     return value
 
 
-RunWord = Annotated[str, Field(
-    pattern=r"^[^\x00\n\r]{1,4096}$",
-    description="one word of the command: 1 to 4096 characters, no NUL or line break")]
+RUN_WORD = r"^[^\x00\n\r]{1,4096}$"
+RUN_WORD_WORDS = "one word of the command: 1 to 4096 characters, no NUL or line break"
+RunWord = Annotated[str, Field(pattern=RUN_WORD, description=RUN_WORD_WORDS)]
 HOOK_DIR = "{dir}"
+# the built-in jobs a hook may use, and the event each runs on
+JOB_EVENTS: dict[str, Role] = {"context": "prompt", "lock-gate": "pre_tool", "trace": "post_tool",
+                               "closeout": "stop"}
+MatchItem = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9_.:*-]{1,128}$",
+    description="a tool class (any, edit, shell, read), mcp:<server>, or a vendor's tool name: 1 to "
+                "128 letters, digits, '_', '.', ':', '*' and '-'")]
 
 
 class Hook(Strict):
@@ -613,12 +647,21 @@ class Hook(Strict):
     name: ScriptName = Field(description="the hook's name, unique in the spec (its files install "
                                          "under bin/<tentacle_dir>/<name>.d)")
     event: Event = Field(description="the vendor-neutral event the hook runs on")
-    run: Annotated[list[RunWord], Field(min_length=1), BeforeValidator(_argv)] = Field(description=(
+    job: Literal["context", "lock-gate", "trace", "closeout"] | None = Field(None, description=(
+        "a built-in job instead of a command: context (prompt: halt notice, coordination block, "
+        "the end-of-turn contract), lock-gate (pre_tool: file locks, the halt watch, the control "
+        "files), trace (post_tool: a trail line per edited file), closeout (stop: the end-of-turn "
+        "check); each takes its options from its sections ([matrix], [dials], [halt], [protect], "
+        "[prompt], [stop]) and runs behind its own gate"))
+    run: Annotated[list[RunWord], BeforeValidator(_argv), WithJsonSchema({
+        "anyOf": [{"type": "string", "minLength": 1},
+                  {"type": "array", "minItems": 1,
+                   "items": {"type": "string", "pattern": RUN_WORD, "description": RUN_WORD_WORDS}}]})
+    ] = Field([], description=(
         "the command: a list of words, or one string split like sh words (no pipes, no "
         "expansions; write [\"sh\", \"-c\", \"...\"] for those). A bare first word is looked up on "
         "PATH; \"{dir}\" in a word is the directory the hook's files are installed in"))
-    match: Annotated[list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:*-]{1,128}$")]],
-                     Field(min_length=1)] = Field(["any"], description=(
+    match: Annotated[list[MatchItem], Field(min_length=1)] = Field(["any"], description=(
         "pre_tool and post_tool: the tool calls the hook runs on: tool classes any, edit, shell, "
         "read, mcp:<server>, or a vendor's own tool name as it is"))
     failure: Literal["open", "closed"] = Field("open", description=(
@@ -640,12 +683,30 @@ class Hook(Strict):
         for item in self.match:
             if item.startswith("mcp:") and not re.fullmatch(r"mcp:[A-Za-z0-9._-]+", item):
                 raise ValueError(f"match: {item!r}: mcp:<server> names one server")
+        if self.job is not None:
+            self._as_job()
+            return self
+        if not self.run:
+            raise ValueError("run: the command is required (or give a built-in `job`)")
         first = self.run[0]
         if "/" in first and not first.startswith(("/", HOOK_DIR)):
             raise ValueError(f"run: {first!r} is a relative path, which would run from whatever "
                              "directory the vendor starts the hook in: give a command name (looked "
                              "up on PATH), an absolute path, or {dir}/<file> with the file in `files`")
         return self
+
+    def _as_job(self) -> None:
+        want = JOB_EVENTS[str(self.job)]
+        if self.event != want:
+            raise ValueError(f"job: {self.job} runs on {want}, not on {self.event}")
+        given = [k for k in ("run", "files", "deadline_ms") if getattr(self, k)]
+        if self.failure != "open":
+            given.append("failure")
+        if self.match != ["any"]:
+            given.append("match")
+        if given:
+            raise ValueError(f"{', '.join(given)}: a built-in job takes its options from its "
+                             "sections, not these keys (it fails open, under gate.deadline_ms)")
 
     def deadline(self, gate: Gate) -> int:
         return self.deadline_ms if self.deadline_ms is not None else gate.deadline_ms
@@ -782,14 +843,15 @@ class Spec(Strict):
 
     @model_validator(mode="after")
     def _cross_field(self) -> Spec:
-        names = [t.name for t in self.tentacles]
+        names = [t.name for t in self.jobs()]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"tentacles: duplicate name(s) {', '.join(dupes)}")
-        roles = [t.role for t in self.tentacles]
+        roles = [t.role for t in self.jobs()]
         dup_roles = sorted({r for r in roles if roles.count(r) > 1})
         if dup_roles:
-            raise ValueError(f"tentacles: more than one tentacle for role(s) {', '.join(dup_roles)}")
+            raise ValueError(f"tentacles: more than one built-in job for role(s) {', '.join(dup_roles)} "
+                             "(a [[tentacles]] entry or a hook with `job`)")
         if not self.tentacles and not self.hooks:
             raise ValueError("the spec runs nothing: give at least one [[hooks]] or [[tentacles]]")
         self._groups_consistent(names)
@@ -806,13 +868,13 @@ class Spec(Strict):
         return self
 
     def _groups_consistent(self, tentacle_names: list[str]) -> None:
-        names = [h.name for h in self.hooks]
+        names = [h.name for h in self.hooks if h.job is None]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"hooks: duplicate name(s) {', '.join(dupes)}")
         taken = set(tentacle_names) | set(names)
         for event in EVENTS:
-            on = [h for h in self.hooks if h.event == event]
+            on = [h for h in self.hooks if h.event == event and h.job is None]
             if len({h.registered for h in on}) > 1:
                 raise ValueError(f"hooks: the {event} hooks run through one gate: give them all "
                                  "the same `registered`")
@@ -827,7 +889,7 @@ class Spec(Strict):
         """The user hooks by event, in event order; each group keeps the hooks' spec order."""
         out = []
         for event in EVENTS:
-            on = tuple(h for h in self.hooks if h.event == event)
+            on = tuple(h for h in self.hooks if h.event == event and h.job is None)
             if on:
                 out.append(Group(name=self.group_name(event), role=event, phase=event.upper(),
                                  registered=on[0].registered, hooks=on))
@@ -840,9 +902,16 @@ class Spec(Strict):
             return self.gate.deadline_ms
         return sum(h.deadline(self.gate) + self.gate.kill_grace_ms for h in unit.hooks)
 
+    def jobs(self) -> list[Tentacle]:
+        """The built-in jobs: the [[tentacles]], then the hooks that use a `job`."""
+        used = [Tentacle(role=JOB_EVENTS[h.job], name=h.name, registered=h.registered,
+                         phase=f"{self.harness.prefix.upper()} {h.job.upper()}")
+                for h in self.hooks if h.job is not None]
+        return [*self.tentacles, *used]
+
     def gates(self) -> list[Tentacle | Group]:
         """Every gate the spec renders: the built-in jobs, then the groups of user hooks."""
-        return [*self.tentacles, *self.groups()]
+        return [*self.jobs(), *self.groups()]
 
     def _protect_covers_control_files(self) -> None:
         """Every control file of the harness home is in protect.home (or under an entry), and
@@ -859,7 +928,7 @@ class Spec(Strict):
             raise ValueError(f"protect.anywhere: must list the dial file(s) {', '.join(loose)}")
 
     def tentacle(self, role: Role) -> Tentacle | None:
-        return next((t for t in self.tentacles if t.role == role), None)
+        return next((t for t in self.jobs() if t.role == role), None)
 
     def enabled_vendors(self) -> list[str]:
         return sorted(v for v, cfg in self.vendors.items() if cfg.enabled)
