@@ -288,9 +288,9 @@ class Halt(Strict):
     scan_max_bytes: Annotated[int, Field(ge=256, le=65536)]
     mcp_servers: list[ScriptName] = Field([], description=(
         "the harness's MCP servers: under halt every tool of each is blocked (empty: none)"))
-    daemon_managers: list[ScriptName] = Field([], description=(
-        "service managers (e.g. launchctl, brew) whose start verb naming a daemon_names entry "
-        "is blocked under halt (empty: none)"))
+    daemon_managers: list[ScriptName] = Field(["launchctl", "brew"], description=(
+        "service managers whose start verb naming a daemon_names entry is blocked under halt "
+        "(empty: none)"))
     daemon_names: list[ProcessName]
     daemon_verbs: list[ScriptName]
     seen_line: AsciiLine
