@@ -286,7 +286,7 @@ class Halt(Strict):
     shells: list[ScriptName]
     decoders: list[ScriptName]
     scan_max_bytes: Annotated[int, Field(ge=256, le=65536)]
-    mcp_servers: list[ScriptName] = Field([], description=(
+    mcp_servers: list[ScriptName] = Field(symbolic("halt", "mcp_servers"), description=(
         "the harness's MCP servers: under halt every tool of each is blocked (empty: none)"))
     daemon_managers: list[ScriptName] = Field(["launchctl", "brew"], description=(
         "service managers whose start verb naming a daemon_names entry is blocked under halt "
