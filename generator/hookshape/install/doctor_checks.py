@@ -464,18 +464,11 @@ def check_recent_calls(ctx: Ctx) -> list[Finding]:
 
 def _armed(roots: Path, project: Path) -> bool:
     here = os.path.realpath(project) + "/"
-    for line in _lines(roots):
+    for line in health.text_lines(roots):
         root = line.rstrip("/")
         if line.startswith("/") and here.startswith(root + "/"):
             return True
     return False
-
-
-def _lines(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
 
 
 def check_armed(ctx: Ctx) -> list[Finding]:
