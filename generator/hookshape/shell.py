@@ -13,7 +13,7 @@ import jinja2
 
 from hookshape import outputs
 from hookshape.errors import HookshapeError
-from hookshape.matchers import mcp_prefix
+from hookshape.matchers import mcp_prefixes
 from hookshape.profiles import Profile
 from hookshape.spec import HOOK_DIR, Group, Hook, Spec, Tentacle
 
@@ -84,10 +84,17 @@ def environment(root: str) -> jinja2.Environment:
         autoescape=False,
     )
     env.filters.update(sq=sh_quote, awks=awk_string, awkmsg=awk_message, awklist=awk_list,
-                       shmsg=sh_message)
+                       shmsg=sh_message, oneline=one_line)
     env.globals.update(answer_json=outputs.stdout_text, answer_tpl=outputs.awk_template,
                        answer_err=outputs.on_stderr)
     return env
+
+
+def one_line(text: object, limit: int = 80) -> str:
+    """Text for a comment line of a script: control characters as spaces (a line break would end
+    the comment and make the rest code), runs of blanks as one, at most `limit` characters."""
+    flat = " ".join("".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in str(text)).split())
+    return flat if len(flat) <= limit else flat[:limit - 3] + "..."
 
 
 def sh_message(template: str, mapping: dict[str, str]) -> str:
@@ -141,7 +148,7 @@ def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle | Group) -> d
         "p": prefix,
         "P": prefix.upper(),
         "tentacles": spec.jobs(),
-        "mcp_prefixes": {v.id: mcp_prefix(spec, v) for v in vendors},
+        "mcp_prefixes": {v.id: mcp_prefixes(spec, v) for v in vendors},
         "deadline": spec.deadline(tentacle),
         # user hooks have their own deadlines: only a timeout counts against them, never slowness
         "slow": spec.gate.slow_ms if isinstance(tentacle, Tentacle) else spec.deadline(tentacle),
