@@ -295,11 +295,14 @@ def view_problems(ctx: Ctx, role: str, vendor: str, payload: bytes, doc: Any, du
     return problems
 
 
-def run_hooks_cell(ctx: Ctx, role: str, vendor: str, base: Path, matched: bool) -> CellResult:
-    """Every fixture of `vendor` (only those of the event kind of `role` when `matched`) through
-    the hooks adapter of `role`, each in a fresh home."""
+def run_hooks_cell(ctx: Ctx, role: str, vendor: str, base: Path, matched: bool,
+                   only: list[str] | None = None) -> CellResult:
+    """Every fixture of `vendor` (only those of the event kind of `role` when `matched`; only
+    those named in `only`) through the hooks adapter of `role`, each in a fresh home."""
     res = CellResult()
     for i, path in enumerate(vendor_fixtures(vendor)):
+        if only is not None and path.stem not in only:
+            continue
         raw = path.read_bytes()
         doc = json.loads(raw)
         if matched and not role_fixture(role, vendor, path, doc):
