@@ -15,6 +15,7 @@ from typing import Any
 
 from tests.conformance import oracle as o
 from tests.conformance.kit import (
+    GATE,
     SPEC,
     VIEW_ENV,
     Ctx,
@@ -263,6 +264,10 @@ def check_hook_run(ctx: Ctx, role: str, vendor: str, home: Home, payload: bytes,
     if err != exp.err:
         problems.append(f"stderr {err[:300]!r} != expected {exp.err!r}")
     problems += clean_effects(ctx, role, home)
+    name = ctx.rendered.names[role]
+    left = sorted(p.name for p in (home.path / GATE["health_dir"]).glob(f"{name}.*") if p.suffix in (".in", ".t"))
+    if left:
+        problems.append(f"the adapter left its event copy or text file behind: {left}")
     problems += view_problems(ctx, role, vendor, payload, doc, dump)
     return [f"{p} [{r.brief()}]" for p in problems]
 
