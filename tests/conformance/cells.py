@@ -9,6 +9,7 @@ stderr contract, and state effects (stop markers, trail lines, breaker state, HO
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -248,7 +249,6 @@ def hook_expect(vendor: str, role: str, doc: Any) -> Expect:
 
 def check_hook_run(ctx: Ctx, role: str, vendor: str, home: Home, payload: bytes, doc: Any,
                    dump: Path) -> list[str]:
-    dump.mkdir()
     r = ctx.invoke(role, payload, home, vendor, {DUMP_ENV: str(dump)})
     exp = hook_expect(vendor, role, doc)
     problems: list[str] = []
@@ -305,7 +305,7 @@ def run_hooks_cell(ctx: Ctx, role: str, vendor: str, base: Path, matched: bool,
     """Every fixture of `vendor` (only those of the event kind of `role` when `matched`; only
     those named in `only`) through the hooks adapter of `role`, each in a fresh home."""
     res = CellResult()
-    for i, path in enumerate(vendor_fixtures(vendor)):
+    for path in vendor_fixtures(vendor):
         if only is not None and path.stem not in only:
             continue
         raw = path.read_bytes()
@@ -317,7 +317,8 @@ def run_hooks_cell(ctx: Ctx, role: str, vendor: str, base: Path, matched: bool,
         res.checks += 1
         res.verdicts[exp.verdict] = res.verdicts.get(exp.verdict, 0) + 1
         try:
-            bad = check_hook_run(ctx, role, vendor, home, raw, doc, base / f"dump{i}")
+            dump = Path(tempfile.mkdtemp(prefix="dump", dir=base))
+            bad = check_hook_run(ctx, role, vendor, home, raw, doc, dump)
         except Exception as exc:  # a hung or unrunnable script is a failed check
             bad = [f"{type(exc).__name__}: {exc}"]
         res.failures += [f"{path.stem}: {b}" for b in bad]

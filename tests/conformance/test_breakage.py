@@ -235,6 +235,8 @@ def test_breakage_is_caught(rendered, rendered_hooks, paths, interps, tmp_path, 
     if rendered.gate_error:
         pytest.skip(rendered.gate_error)
     before = baseline(rendered, rendered_hooks, tmp_path / "base", paths, interps)
+    pristine = {c: why for c, why in before.items() if c.startswith("hooks:") and why}
+    assert not pristine, f"the pristine hooks render fails its probe: {pristine}"
     tpl = broken_templates(tmp_path, b)
     broken = render(tmp_path / "dist", tpl)
     broken_hooks = render(tmp_path / "hooks-dist", tpl, spec=hooks_spec(tmp_path / "hooks-spec"))
