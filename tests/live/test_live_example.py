@@ -17,6 +17,9 @@ refuses `.env` and `.env.*` (but `.env.example`, `.env.sample`, `.env.template`)
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
 from pathlib import Path
 
 import pytest
@@ -53,6 +56,7 @@ REMINDER = "Reminder: never read, print or edit .env files; ask the user for a s
 DONE = "MOCK_DONE_1"
 SECRET = "API_KEY=from-the-model\n"
 APP = "print('hello')\n"
+RM_REASON = "BLOCKED: that command would remove the whole filesystem or home directory."
 
 
 def guard_reason(s: Setup, rel: str) -> str:
@@ -159,3 +163,33 @@ def test_vendor_refuses_dotenv_before_pre_tool(vendor, setup):
     assert s.gate_ends(PRE_TOOL) == [], why  # the hook never saw the call
     shown = edit_result(turn)
     assert REFUSES_DOTENV[vendor] in shown and "BLOCKED" not in shown, f"{shown!r}\n{why}"
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_env_guard_blocks_rm_rf_root_in_the_shell_tool(vendor, setup):
+    s = setup
+    # A fake `rm` first on PATH leaves a canary if `rm -rf /` ever runs (GNU rm would refuse it
+    # anyway: --preserve-root is its default); anything else it hands to the real rm (the
+    # gates, which inherit the PATH, remove their temp files with it).
+    real_rm = shutil.which("rm")
+    assert real_rm
+    fakebin = s.scratch / "fakebin"
+    fakebin.mkdir()
+    canary = s.scratch / "rm-ran"
+    fake = fakebin / "rm"
+    fake.write_text(
+        f'#!/bin/sh\ncase "$*" in "-rf /") echo "$@" >>{shlex.quote(str(canary))}; exit 0 ;; esac\n'
+        f'exec {shlex.quote(real_rm)} "$@"\n'
+    )
+    fake.chmod(0o755)
+    path_env = f"{fakebin}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+    turn = s.turn(Script.shell("rm -rf /", DONE), env={"PATH": path_env})
+    why = turn.why
+    assert turn.result.exit_code == 0, why
+    assert turn.final_text() == DONE, why
+    # the file system: the command never ran; the guard did
+    assert not canary.exists(), f"`rm -rf /` ran: {canary.read_text()!r}\n{why}"
+    assert_gate_ran(s, PRE_TOOL, why)
+    # the model: the guard's reason as the shell call's result
+    shown = edit_result(turn)
+    assert RM_REASON in shown, f"shown: {shown!r}\n{why}"
