@@ -377,6 +377,44 @@ def halt_size_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -
     return rows + size_rows(tmp, project, bare, "protect", protect_shapes, {**env, "PD_HOOK_PROVIDER": "claude"})
 
 
+def hook_cases(tmp: Path, env: dict[str, str], project: Path, bare: float) -> list[Row]:
+    """User hooks (examples/minimal.toml): the env guard through its gate and adapter, against the
+    same guard run alone (`sh -c` with the view already in its environment): what the adapter and
+    gate add to a hand-written hook."""
+    sys.path.insert(0, str(ROOT / "generator"))
+    from hookshape.loader import load
+
+    spec_path = ROOT / "examples" / "minimal.toml"
+    out = tmp / "minimal"
+    subprocess.run([sys.executable, "-m", "hookshape", "render", "--spec", str(spec_path), "--out", str(out)],
+                   check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT / "generator")})
+    spec = load(spec_path).spec
+    guard = next(h for h in spec.hooks if h.name == "env-guard")
+    dash = which("dash")
+    base = {**env, "HOME": str(tmp), spec.harness.provider_env: "claude"}
+    free = str(project / "src" / "free.ts")
+    ev = write(tmp / "payloads" / "hooks-edit.json", json.dumps(payload("claude", "edit", free, project)))
+    block = write(tmp / "payloads" / "hooks-env.json",
+                  json.dumps(payload("claude", "edit", str(project / ".env"), project)))
+    view = {**base, f"{spec.harness.prefix.upper()}_PATHS": free}
+    alone = measure(Case("alone", [dash, "-c", guard.run[2], "sh"], ev, view, runs=80), view, project)
+    rows = [Row("hook env-guard alone (sh -c, view given)", "hooks", alone[0], alone[1], alone[0] / bare, None,
+                *count_forks(Case("a", [dash, "-c", guard.run[2], "sh"], ev, view), view, project), None)]
+    gate = str(out / "bin" / spec.group_name("pre_tool"))
+    adapter = str(out / "bin" / spec.harness.tentacle_dir / spec.group_name("pre_tool"))
+    for label, argv, payload_file in (("adapter allow", [dash, adapter], ev), ("gate allow", [dash, gate], ev),
+                                      ("gate block", [dash, gate], block)):
+        median, p95 = measure(Case(label, argv, payload_file, runs=60), base, project)
+        forks = count_forks(Case(label, argv, payload_file), base, project)
+        rows.append(Row(f"hook env-guard {label}", "hooks", median, p95, median / bare, None, *forks, None))
+    prompt = str(out / "bin" / spec.group_name("prompt"))
+    ev_p = write(tmp / "payloads" / "hooks-prompt.json", json.dumps(payload("claude", "prompt", "", project)))
+    median, p95 = measure(Case("prompt", [dash, prompt], ev_p, runs=60), base, project)
+    rows.append(Row("hook reminder gate context", "hooks", median, p95, median / bare, None,
+                    *count_forks(Case("p", [dash, prompt], ev_p), base, project), None))
+    return rows
+
+
 def size_rows(tmp: Path, project: Path, bare: float, tag: str, shapes: dict[str, str | list[str]],
               env: dict[str, str]) -> list[Row]:
     from shells import MATRIX  # tests/ is this script's folder
@@ -428,6 +466,7 @@ def main() -> int:
             rows.append(Row(case.name, case.group, median, p95, ratio, case.target, forks, execs,
                             None if case.target is None else ratio <= case.target))
         rows += gate_cases(tmp, env, project)
+        rows += hook_cases(tmp, env, project, bare)
         rows += adversarial_cases(tmp, env, project)
         rows += halt_size_rows(tmp, env, project, bare)
     report = table(rows, baselines)

@@ -314,7 +314,6 @@ def zeta_profile(folder: Path, tool_block: str) -> Path:
     doc["config"]["handler"] = {"command": "run", "timeout": "limitMs"}
     doc["config"]["user_path"] = "~/.zeta/settings.json"
     doc["config"]["project_path"] = ".zeta/settings.json"
-    doc["config"]["other_paths"] = []
     doc["config"]["timeout_unit"] = "ms"
     out = doc["output"]
     out["context_roles"] = ["prompt"]
@@ -324,7 +323,6 @@ def zeta_profile(folder: Path, tool_block: str) -> Path:
                    if tool_block == "decision-deny" else {"stderr": True})
     out["warn"] = {"stderr": True}
     out["suggest"] = {}
-    doc["payload"]["case"] = "camel"
     doc["payload"]["session"] = ["sessionId"]
     doc["payload"]["cwd"] = ["workDir"]
     doc["payload"]["event"] = "eventName"

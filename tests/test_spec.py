@@ -74,6 +74,10 @@ def del_key(path: str) -> Callable[[Any], None]:
     return edit
 
 
+def del_tentacle_role(doc: Any) -> None:
+    del doc["tentacles"][0]["role"]
+
+
 def add_extra_typo(doc: Any) -> None:
     """The typo next to the real key: `deadlne_ms` added, `deadline_ms` kept."""
     doc["gate"]["deadlne_ms"] = doc["gate"]["deadline_ms"]
@@ -151,7 +155,8 @@ BAD_SPECS = [
     Bad("unknown-table", set_key("gatekeeper", {"x": 1}), r"gatekeeper", "unknown key"),
     # missing required keys
     Bad("missing-key", del_key("harness.prefix"), r"harness\.prefix", "required key is missing"),
-    Bad("missing-table", del_key("messages"), r"messages", "required key is missing"),
+    Bad("missing-table", del_key("harness"), r"harness", "required key is missing"),
+    Bad("missing-tentacle-role", del_tentacle_role, r"tentacles\[0\]\.role", "required key is missing"),
     # wrong types (TOML has types: a string or a bool is not an integer, a string is not a bool)
     Bad("wrong-type-str-for-str", set_key("harness.name", 42), r"harness\.name", "valid string"),
     Bad("wrong-type-str-for-int", set_key("gate.deadline_ms", "1000"), r"gate\.deadline_ms",
@@ -168,8 +173,6 @@ BAD_SPECS = [
     Bad("targets-max-zero", set_key("matrix.targets_max", 0), r"matrix\.targets_max", "1"),
     Bad("holder-max-too-large", set_key("matrix.holder_max", 1 << 20), r"matrix\.holder_max", "4096"),
     Bad("reason-max-wrong-type", set_key("matrix.reason_max", "4k"), r"matrix\.reason_max", "integer"),
-    Bad("missing-unchecked-message", del_key("messages.unchecked"), r"messages\.unchecked",
-        "required key is missing"),
     # cross-field rules
     Bad("vendor-timeout-below-deadline-plus-margin", vendor_timeout_too_low,
         r"(vendors\.claude\.timeout_ms|gate\.deadline_ms)", "must be at least"),

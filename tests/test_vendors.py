@@ -118,3 +118,13 @@ def test_help_lists_init_and_vendors(tmp_path: Path) -> None:
     assert proc.returncode == 0
     names = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("  ")]
     assert "init" in names and "vendors" in names
+
+
+def test_readme_contract_table_is_the_profiles() -> None:
+    """The README's per-vendor contract table is `hookshape vendors --contract`, word for word."""
+    from hookshape.commands.vendors import to_contract
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- contract:begin -->\n", 1)[1].split("<!-- contract:end -->", 1)[0]
+    profiles = load_profiles()
+    assert block == to_contract([profiles[v] for v in sorted(profiles)])

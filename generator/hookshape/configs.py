@@ -36,7 +36,8 @@ def item(profile: Profile, entry: HookEntry) -> dict[str, Any]:
     layout = profile.config.layout
     if layout == "list":
         return {profile.config.handler.event: entry.event, **_matcher(entry), **handler(profile, entry)}
-    if layout == "flat" or (layout == "groups-for-matchers" and entry.matcher is None):
+    tool_event = entry.role in profile.matcher.roles
+    if layout == "flat" or (layout == "groups-for-matchers" and not tool_event):
         return {**_matcher(entry), **handler(profile, entry)}
     return {**_matcher(entry), GROUP_HANDLERS: [handler(profile, entry)]}
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from hookshape import __version__
+from hookshape import __version__, manifest
 from hookshape.entries import home_reference
 from hookshape.errors import HookshapeError
 from hookshape.loader import SPEC_NAME, Loaded
@@ -28,7 +28,7 @@ DIR_MODE = 0o755
 DEFAULT_EPOCH = 315532800
 INSTALL_NAME = "INSTALL.md"
 SUMS_NAME = "SHA256SUMS"
-MANIFEST_NAME = "MANIFEST"
+MANIFEST_NAME = manifest.NAME
 
 
 class PackageError(HookshapeError):
@@ -70,22 +70,8 @@ def rendered(loaded: Loaded) -> list[Artifact]:
 
 
 def _manifest(root: Path) -> dict[str, tuple[int, str]]:
-    path = root / MANIFEST_NAME
-    if not path.is_file():
-        raise PackageError(f"{root}: no {MANIFEST_NAME}; is this a rendered dist/ tree?")
-    listed: dict[str, tuple[int, str]] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.rsplit(" ", 2)
-        if len(parts) != 3 or len(parts[2]) != 64:
-            raise PackageError(f"{path}:{number}: not a `path mode sha256` line")
-        try:
-            mode = int(parts[1], 8)
-        except ValueError:
-            raise PackageError(f"{path}:{number}: bad mode {parts[1]!r}") from None
-        listed[parts[0]] = (mode, parts[2])
-    return listed
+    listed = manifest.read(root, PackageError, "is this a rendered dist/ tree?")
+    return {path: (entry.mode, entry.sha256) for path, entry in listed.items()}
 
 
 def from_tree(root: Path) -> list[Artifact]:

@@ -59,13 +59,14 @@ def shell_artifact(loaded: Loaded, path: str, template: str, tentacle: Tentacle 
 
 
 def script_artifacts(loaded: Loaded) -> list[Artifact]:
+    """Everything under bin/: per gate the gate and its tentacle or adapter, then the hooks' files."""
     sub = loaded.spec.harness.tentacle_dir
     out = []
     for t in loaded.spec.gates():
         job = "hooks.sh.jinja" if isinstance(t, Group) else f"tentacle-{t.role}.sh.jinja"
         out.append(shell_artifact(loaded, f"bin/{t.name}", "gate.sh.jinja", t))
         out.append(shell_artifact(loaded, f"bin/{sub}/{t.name}", job, t))
-    return out
+    return out + hook_file_artifacts(loaded)
 
 
 def hook_file_artifacts(loaded: Loaded) -> list[Artifact]:
@@ -111,7 +112,6 @@ def manifest(loaded: Loaded, artifacts: list[Artifact]) -> Artifact:
 
 
 def build(loaded: Loaded) -> list[Artifact]:
-    arts = (script_artifacts(loaded) + hook_file_artifacts(loaded) + config_artifacts(loaded)
-            + capability_artifacts(loaded))
+    arts = script_artifacts(loaded) + config_artifacts(loaded) + capability_artifacts(loaded)
     arts.append(manifest(loaded, arts))
     return sorted(arts, key=lambda a: a.path)

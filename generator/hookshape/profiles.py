@@ -6,10 +6,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hookshape.errors import ProfileError
-from hookshape.spec import Event, Role
+from hookshape.spec import Event
 from hookshape.validation import parse_toml, validate
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$", description=(
@@ -81,8 +81,8 @@ class Handler(_Strict):
 
 class ConfigInfo(_Strict):
     """Where the vendor reads hooks, how an entry is shaped there, and the settings around them
-    that `doctor` checks. The fields after `runs_with` are optional: a profile that leaves one out
-    gets no check for it."""
+    that `doctor` checks. The fields after `timeout_unit` are optional: a profile that leaves one
+    out gets no check for it."""
 
     syntax: Literal["json", "toml"] = Field(description=(
         "the file's syntax; a TOML config gets its entries as one marked block of its own"))
@@ -106,13 +106,10 @@ class ConfigInfo(_Strict):
     timeout_unit: Literal["s", "ms"]
     enable_switch: str = ""
     legacy_switches: list[str] = []
-    runs_with: str
     # Files this vendor version also reads hooks from (`~/...` = user home, else the project).
     also_read: list[str] = []
     # Files older versions read but this one does not: entries there never fire.
     legacy_paths: list[str] = []
-    # Replaced by also_read + legacy_paths; accepted (empty) so older profile copies still load.
-    other_paths: list[str] = []
     # The JSON config may hold // and /* */ comments (the vendor strips them before parsing).
     json_comments: bool = False
     # A settings key that must be set when one of auth_env is in the environment (to auth_value
@@ -124,14 +121,6 @@ class ConfigInfo(_Strict):
     # trusted (Codex: [hooks.state."<key>"] trusted_hash); hooks without it are skipped.
     trust_table: Dotted = ""
     trust_key: str = ""
-
-    @field_validator("other_paths")
-    @classmethod
-    def _no_other_paths(cls, value: list[str]) -> list[str]:
-        if value:
-            raise ValueError("split into also_read (files this version also reads) and "
-                             "legacy_paths (files only older versions read)")
-        return value
 
     @model_validator(mode="after")
     def _pairs(self) -> ConfigInfo:
@@ -195,9 +184,10 @@ class Answer(_Strict):
 class Output(_Strict):
     """How a hook answers on this vendor, and the facts about exit codes that go with it."""
 
-    context_roles: list[Role] = Field(description="the roles whose context answer reaches the model")
-    context: Answer = Field(description="context for the model (prompt; pre_tool and post_tool "
-                                        "where context_roles allow)")
+    context_roles: list[Event] = Field(description=(
+        "the events whose context answer (the [output.context] shape, {event} = the vendor's name "
+        "of the event) reaches the model; an event with another context shape is left out"))
+    context: Answer = Field(description="context for the model, on the events context_roles lists")
     deny: Answer = Field(description="pre_tool: the call is blocked, with {text} as the reason")
     allow: Answer = Field(Answer(), description="pre_tool: the call may run (default: nothing)")
     warn: Answer = Field(description="pre_tool: the call runs, {text} is a warning")
@@ -226,7 +216,6 @@ class Output(_Strict):
 
 
 class Payload(_Strict):
-    case: Literal["snake", "camel"]
     session: list[str]
     cwd: list[str]
     event: str

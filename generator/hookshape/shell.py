@@ -104,12 +104,21 @@ def sh_message(template: str, mapping: dict[str, str]) -> str:
     return "".join(parts)
 
 
-def hook_argv(prefix: str, hook: Hook) -> str:
-    """A hook's command as sh words: each word single-quoted, {dir} the hook's install directory
-    (the adapter's own directory, then <name>.d)."""
+def _hook_word(prefix: str, hook: Hook, word: str) -> str:
+    """One word of a hook's command as a sh word: single-quoted, {dir} the hook's install
+    directory (the adapter's own directory, then <name>.d)."""
     here = f'"$_{prefix}_here/{hook.name}.d"'
-    return " ".join(here.join(sh_quote(piece) if piece else "" for piece in word.split(HOOK_DIR)) or "''"
-                    for word in hook.run)
+    return here.join(sh_quote(piece) if piece else "" for piece in word.split(HOOK_DIR)) or "''"
+
+
+def hook_argv(prefix: str, hook: Hook) -> str:
+    return " ".join(_hook_word(prefix, hook, word) for word in hook.run)
+
+
+def hook_needs(prefix: str, hook: Hook) -> list[str]:
+    """The words of a hook's command that name one of its installed files ({dir}/<file>)."""
+    return [_hook_word(prefix, hook, w) for w in hook.run
+            if w.startswith(HOOK_DIR + "/") and w[len(HOOK_DIR) + 1:] in hook.files]
 
 
 def fail_code(spec: Spec) -> int:
@@ -131,8 +140,11 @@ def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle | Group) -> d
         "tentacles": spec.tentacles,
         "mcp_prefixes": {v.id: mcp_prefix(spec, v) for v in vendors},
         "deadline": spec.deadline(tentacle),
+        # user hooks have their own deadlines: only a timeout counts against them, never slowness
+        "slow": spec.gate.slow_ms if isinstance(tentacle, Tentacle) else spec.deadline(tentacle),
         "fail_code": fail_code(spec),
         "hook_argv": lambda hook: hook_argv(prefix, hook),
+        "hook_needs": lambda hook: hook_needs(prefix, hook),
     }
 
 

@@ -4,9 +4,24 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Annotated, ClassVar, Literal
+from operator import attrgetter
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from hookshape import defaults
+from hookshape.defaults import symbolic
+from hookshape.validation import pattern_words
 
 Role = Literal["prompt", "pre_tool", "post_tool", "stop"]
 ROLES: tuple[Role, ...] = ("prompt", "pre_tool", "post_tool", "stop")
@@ -90,44 +105,79 @@ AsciiLine = Annotated[str, Field(
                 "distress file as it is)")]
 
 
+def _words_too(schema: dict[str, JsonValue], model: type[Any]) -> None:
+    """In the JSON schema a field of a constrained type says what it is, then what it allows."""
+    props = schema.get("properties")
+    if not (isinstance(props, dict) and isinstance(model, type) and issubclass(model, BaseModel)):
+        return
+    words = pattern_words(model)
+    for prop in (p for p in props.values() if isinstance(p, dict)):
+        said, own = words.get(str(prop.get("pattern"))), str(prop.get("description", ""))
+        if said and said not in own:
+            prop["description"] = f"{own}; {said}"
+
+
 class Strict(BaseModel):
     # strict: TOML values are typed already; "1000" or true for a number is a mistake, not a cast
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, json_schema_extra=_words_too)
 
 
 class Harness(Strict):
-    name: ScriptName
-    prefix: Prefix
-    home_env: EnvName
-    home_default: HomePath
-    tentacle_dir: ScriptName
-    state_dir: RelPath
-    provider_env: EnvName
-    actor_env: EnvName
-    shell_env: EnvName
-    stdin_max_bytes: Annotated[int, Field(ge=4096, le=16 * 1024 * 1024)]
+    name: ScriptName = Field(description="the harness's name (required): the harness CLI, the "
+                                         "home ~/.<name> and other defaults derive from it")
+    prefix: Prefix = Field(description="the shell prefix (required): globals are _<prefix>_*, "
+                                       "env vars <PREFIX>_*")
+    home_env: EnvName = Field(symbolic("harness", "home_env"),
+                              description="the env var that moves the harness home")
+    home_default: HomePath = Field(symbolic("harness", "home_default"), description=(
+        "the harness home when home_env is unset; `~` is the user's home at run time"))
+    tentacle_dir: ScriptName = Field("hooks", description=(
+        "gates are in <home>/bin, tentacles and hook files in <home>/bin/<tentacle_dir>"))
+    state_dir: RelPath = Field(defaults.STATE_DIR, description=(
+        "markers, locks and temp files under <home>/<state_dir>"))
+    provider_env: EnvName = Field(symbolic("harness", "provider_env"),
+                                  description="the env var a gate sets to the vendor's id")
+    actor_env: EnvName = Field(symbolic("harness", "actor_env"),
+                               description="the env var naming the agent (lock holders, trails)")
+    shell_env: EnvName = Field(symbolic("harness", "shell_env"), description=(
+        "the env var naming the interpreter a gate runs its tentacle with (optional at run time)"))
+    stdin_max_bytes: Annotated[int, Field(ge=4096, le=16 * 1024 * 1024)] = Field(
+        262_144, description="bytes of an event read from stdin; a longer event counts as cut")
     json_max_values: Annotated[int, Field(
         ge=256, le=1_000_000,
         description="values a tentacle reads from one event; past it the event counts as cut "
                     "(the oversize rule), so many tiny values cannot buy parse time")] = 8192
-    session_key_max: Annotated[int, Field(ge=8, le=200)]
-    awk_prefer: Annotated[list[ScriptName], Field(max_length=8)]
+    session_key_max: Annotated[int, Field(ge=8, le=200)] = Field(
+        64, description="characters of a vendor's session id kept in state file names")
+    awk_prefer: Annotated[list[ScriptName], Field(max_length=8)] = Field(["mawk"], description=(
+        "awks tried on PATH before plain `awk` (with gawk a tentacle takes about twice as long)"))
 
 
 class Matrix(Strict):
-    file_env: EnvName
-    file_default: RelPath
-    lock_prefix: EnvName
-    alert_prefix: EnvName
-    pheromone_prefix: EnvName
+    file_env: EnvName = Field(symbolic("matrix", "file_env"),
+                              description="the env var that moves the coordination file")
+    file_default: RelPath = Field(symbolic("matrix", "file_default"), description=(
+        "the coordination file (locks, alerts, trails), relative to the harness home"))
+    lock_prefix: EnvName = Field(symbolic("matrix", "lock_prefix"),
+                                 description="the key prefix of a file lock in the matrix")
+    alert_prefix: EnvName = Field(symbolic("matrix", "alert_prefix"),
+                                  description="the key prefix of an alert in the matrix")
+    pheromone_prefix: EnvName = Field(symbolic("matrix", "pheromone_prefix"),
+                                      description="the key prefix of a trail in the matrix")
     # a hashed key is the tail of the path's form, "__" and 14 hash digits: at least 8 of the tail
-    suffix_max: Annotated[int, Field(ge=24, le=200)]
-    pheromone_ttl_s: PosInt
-    project_marker: FileName
-    path_max: Annotated[int, Field(ge=256, le=65536)]
-    targets_max: Annotated[int, Field(ge=1, le=1024)]
-    holder_max: Annotated[int, Field(ge=8, le=4096)]
-    reason_max: Annotated[int, Field(ge=256, le=65536)]
+    suffix_max: Annotated[int, Field(ge=24, le=200)] = Field(80, description=(
+        "characters of a key after its prefix; a longer path's key is hashed"))
+    pheromone_ttl_s: PosInt = Field(1800, description="seconds a trail is shown")
+    project_marker: FileName = Field(symbolic("matrix", "project_marker"), description=(
+        "the nearest ancestor holding this directory is the project"))
+    path_max: Annotated[int, Field(ge=256, le=65536)] = Field(4096, description=(
+        "bytes of a normalised edit target; a longer one is not checked"))
+    targets_max: Annotated[int, Field(ge=1, le=1024)] = Field(64, description=(
+        "targets checked per tool call; a call naming more is not checked"))
+    holder_max: Annotated[int, Field(ge=8, le=4096)] = Field(128, description=(
+        "bytes of a lock holder's name shown in a message"))
+    reason_max: Annotated[int, Field(ge=256, le=65536)] = Field(4096, description=(
+        "bytes of a block or warn text (one line per locked target)"))
 
 
 class Dial(Strict):
@@ -178,14 +228,25 @@ class Halt(Strict):
     complied_line: AsciiLine
 
 
+READERS = ("cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "ls", "stat", "wc",
+           "diff", "cmp", "file", "test", "md5sum", "sha1sum", "sha256sum", "jq", "echo", "printf",
+           "readlink", "realpath", "du", "cd", "pushd")
+
+
 class Protect(Strict):
     """Control files the agent's edit and shell tools may not change, move or remove."""
 
-    home: Annotated[list[RelPath], Field(min_length=1)]
-    anywhere: list[RelPath]
-    readers: list[ScriptName]
-    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)]
-    echo_max_bytes: Annotated[int, Field(ge=32, le=4096)]
+    home: Annotated[list[RelPath], Field(min_length=1)] = Field(symbolic("protect", "home"), description=(
+        "under the harness home: the path, anything in it, any directory above it (default: "
+        "every control file the spec names, the state dir and bin)"))
+    anywhere: list[RelPath] = Field(symbolic("protect", "anywhere"), description=(
+        "matched by their tail in any directory (default: the dial files)"))
+    readers: list[ScriptName] = Field(list(READERS), description=(
+        "commands that only read the paths they name"))
+    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(8192, description=(
+        "a longer command is scanned for the protected names only, and blocked if it holds one"))
+    echo_max_bytes: Annotated[int, Field(ge=32, le=4096)] = Field(256, description=(
+        "the block message shows at most this much of the path"))
 
 
 class Stop(Strict):
@@ -200,10 +261,65 @@ class Stop(Strict):
         "blocks per session on such a vendor when counter_mode = enforce"))]
 
 
+LOOPBACK_HOSTS = ("127.0.0.1", "[::1]", "localhost")
+_INBOX_PATH = re.compile(r"(/[A-Za-z0-9._~/%?&=+,:@-]*)?")
+
+
+def _loopback_url(value: object) -> object:
+    """The inbox URL: plain http:// to a host of this machine, an optional port, a plain path."""
+    if not isinstance(value, str):
+        return value
+    m = re.fullmatch(r"http://([^/?#]*)(.*)", value, re.DOTALL)
+    if not m:
+        raise ValueError(f"{value!r}: the inbox URL is http://<host>:<port>/<path> (plain HTTP)")
+    host, port = m.group(1), ""
+    if (hp := re.fullmatch(r"(.*):([0-9]{1,5})", host)) is not None:
+        host, port = hp.groups()
+    if host not in LOOPBACK_HOSTS:
+        raise ValueError(f"{value!r}: the inbox is probed on this machine only: the host must be "
+                         f"{', '.join(LOOPBACK_HOSTS[:-1])} or {LOOPBACK_HOSTS[-1]}")
+    if port and not 1 <= int(port) <= 65535:
+        raise ValueError(f"{value!r}: the port must be 1 to 65535")
+    if not _INBOX_PATH.fullmatch(m.group(2)):
+        raise ValueError(f"{value!r}: the path starts with '/' and holds letters, digits and "
+                         "._~/%?&=+,:@- only")
+    return value
+
+
+class Inbox(Strict):
+    """The inbox probe of the prompt tentacle: one GET to the harness daemon on this machine
+    (0.1 s to connect, 0.2 s in all, with curl when it is on PATH, not under halt); only the
+    integer at `field` of its JSON reply enters the context, as `line`. Any failure (no curl,
+    no daemon, a timeout, another reply) and a count of 0 leave the line out."""
+
+    url: Annotated[str, BeforeValidator(_loopback_url), Field(max_length=2048)] = Field(
+        "http://127.0.0.1:9876/inbox/unread", description=(
+            "http://<host>[:<port>]/<path>, host 127.0.0.1, [::1] or localhost"))
+    field: Annotated[str, Field(
+        pattern=r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*){0,7}$")] = Field(
+        "unread", description=(
+            "a JSON key (letters, digits, '_' and '-', starting with a letter or '_'), or up to 8 "
+            "keys joined by '.' for a nested one: the field of the reply that holds the count"))
+    line: Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,500}$")] = Field(
+        "INBOX: {count} unread message(s) for this agent", description=(
+            "one line of 1 to 500 characters, no control character: the context line, where "
+            "{count} (the only placeholder) is the count"))
+
+    @field_validator("line")
+    @classmethod
+    def _count_only(cls, value: str) -> str:
+        for found in _PLACEHOLDER.findall(value):
+            if found != "count":
+                raise ValueError(f"unknown placeholder {{{repr(found)[1:-1]}}} (allowed: count)")
+        return value
+
+
 class Prompt(Strict):
     max_entries: Annotated[int, Field(ge=0, le=50)]
     max_bytes: Annotated[int, Field(ge=64, le=65536)]
     context_max_bytes: Annotated[int, Field(ge=256, le=65536)]
+    inbox: Inbox | None = Field(None, description=(
+        "the inbox probe: a count of unread items for the coordination block (absent: off)"))
 
 
 class Gate(Strict):
@@ -254,22 +370,44 @@ _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
 class Messages(Strict):
-    halt_header: Text
-    halt_body: Text
-    coordination_header: Text
-    alert_line: Text
-    pheromone_line: Text
-    sitrep_header: Text
-    sitrep_contract: Text
-    warn: Text
-    block: Text
-    unchecked: Text
-    halt_block: Text
-    protect_block: Text
-    stop_directive: Text
-    stop_suggest: Text
-    breaker_notice: Text
-    post_note: Text
+    """Every text the agent sees; {placeholders} are checked (PLACEHOLDERS)."""
+
+    halt_header: Text = Field(symbolic("messages", "halt_header"),
+                              description="the first line of the halt notice")
+    halt_body: Text = Field("The harness is halted by its operator. Do not start, stop or call "
+                            "the harness CLI or its tools until the halt is lifted.",
+                            description="the halt notice under its header")
+    coordination_header: Text = Field(symbolic("messages", "coordination_header"),
+                                      description="the header of the coordination block")
+    alert_line: Text = Field("ALERT {id}: {text}", description="one alert of the block")
+    pheromone_line: Text = Field("TRAIL {path} | {note} | {actor} | {ts}",
+                                 description="one trail of the block")
+    sitrep_header: Text = Field("| Change | Status | Next step |", description=(
+        "the header of the table the stop gate asks for"))
+    sitrep_contract: Text = Field(symbolic("messages", "sitrep_contract"), description=(
+        "the prompt's reminder of the end-of-turn table (the header follows)"))
+    warn: Text = Field("WARNING: {path} is locked by {holder}. Coordinate with {holder} before "
+                       "you change it.", description="an edit of a locked file, not blocked")
+    block: Text = Field("BLOCKED: {path} is locked by {holder}. Ask {holder} to release the "
+                        "lock, or leave this file alone.",
+                        description="an edit of a locked file, blocked")
+    unchecked: Text = Field(
+        "BLOCKED: this edit is too large to check against the file locks other agents hold (its "
+        "event passed the size, nesting or value-count bound, or it names a path or more files "
+        "than the bounds allow). Split it into smaller edits.",
+        description="an edit past the bounds of the edit gate, blocked under enforce")
+    halt_block: Text = Field(symbolic("messages", "halt_block"),
+                             description="a call of the harness CLI or its tools under halt")
+    protect_block: Text = Field(
+        "PROTECTED: {path} is a control file of the harness. The agent may not change, move or "
+        "remove it; ask the operator.", description="a change of a control file, blocked")
+    stop_directive: Text = Field(symbolic("messages", "stop_directive"), description=(
+        "the stop gate keeps the agent working: the table is missing (the header follows)"))
+    stop_suggest: Text = Field(symbolic("messages", "stop_suggest"), description=(
+        "the stop gate's reminder when it only suggests (the header follows)"))
+    breaker_notice: Text = Field(symbolic("messages", "breaker_notice"), description=(
+        "a gate's breaker opened after repeated failures"))
+    post_note: Text = Field("mutated via {tool}", description="the trail note of an edit")
 
     @model_validator(mode="after")
     def _placeholders(self) -> Messages:
@@ -284,11 +422,15 @@ class Messages(Strict):
 
 
 class Tentacle(Strict):
-    role: Role
-    name: ScriptName
-    phase: PhaseName
-    registered: bool = True
-    matcher: dict[str, str] = Field(default_factory=dict)
+    role: Role = Field(description="the built-in job (required): one tentacle per role")
+    name: ScriptName = Field(symbolic("tentacles", "name"),
+                             description="the script's name in bin/ (its gate) and bin/<tentacle_dir>")
+    phase: PhaseName = Field(symbolic("tentacles", "phase"),
+                             description="the label of its messages and breaker notices")
+    registered: bool = Field(True, description=(
+        "wired into the vendors' configs; false: installed (staged) but not wired"))
+    matcher: dict[str, str] = Field({}, description=(
+        "per vendor id: a regex of tool names replacing the profile's matcher"))
 
     @field_validator("matcher")
     @classmethod
@@ -448,25 +590,59 @@ class Contract(Strict):
         return f"{prefix.upper()}_{'HOOK_DIR' if key == 'dir' else key.upper()}"
 
 
+# the keys the derived defaults are made of: one that would not validate is not used (it is
+# reported at its key, once)
+_BASIS: dict[str, TypeAdapter[str]] = {
+    "harness.name": TypeAdapter(ScriptName), "harness.prefix": TypeAdapter(Prefix),
+    "harness.state_dir": TypeAdapter(RelPath), "matrix.project_marker": TypeAdapter(FileName),
+    "stop.compliance_keyword": TypeAdapter(Keyword)}
+
+
+def _usable(key: str, value: object) -> bool:
+    try:
+        _BASIS[key].validate_python(value, strict=True)
+    except ValidationError:
+        return False
+    return True
+
+
 class Vendor(Strict):
-    enabled: bool = True
-    timeout_ms: Annotated[int, Field(ge=100, le=3_600_000)]
+    enabled: bool = Field(True, description="render and install this vendor's config")
+    timeout_ms: Annotated[int, Field(ge=100, le=3_600_000)] = Field(5000, description=(
+        "the vendor's hook timeout (in its unit); at least the longest gate deadline + "
+        "gate.vendor_margin_ms"))
+
+
+def _section(about: str) -> Any:
+    """A section that may be left out whole (its default is {}: every key defaults); Spec's
+    before-validator fills it before the model sees it."""
+    return Field({}, description=f"{about}; every key defaults (README: Defaults)")
 
 
 class Spec(Strict):
-    harness: Harness
-    matrix: Matrix
-    dials: Dials
-    halt: Halt
-    protect: Protect
-    stop: Stop
-    prompt: Prompt
-    gate: Gate
-    messages: Messages
+    harness: Harness = Field(description="names and paths of the harness (name and prefix "
+                                         "are required)")
+    matrix: Matrix = _section("the coordination file and the edit gate's bounds")
+    dials: Dials = _section("the operator's dials: env var, values, files")
+    halt: Halt = _section("what is blocked under the operator's halt")
+    protect: Protect = _section("the control files the agent may not change")
+    stop: Stop = _section("the end-of-turn table the stop gate asks for")
+    prompt: Prompt = _section("the bounds of the coordination block")
+    gate: Gate = _section("deadline, breaker, switches and logs of every gate")
+    messages: Messages = _section("every text the agent sees")
     tentacles: list[Tentacle] = Field([], description="the built-in jobs, one per role")
     hooks: list[Hook] = Field([], description="the user's own hooks, in the order they run")
     contract: Contract = Field(Contract(), description="the view of the event a user hook is given")
-    vendors: dict[Word, Vendor]
+    vendors: dict[Word, Vendor] = Field({}, description=(
+        "the agent CLIs to render configs for, by profile id; `[vendors.claude]` with no keys "
+        "enables one with the default timeout"))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults(cls, data: object) -> object:
+        """Missing sections and keys get their defaults, the names derived from the harness
+        (defaults.py, the one place they are made)."""
+        return defaults.fill(data, _usable) if isinstance(data, dict) else data
 
     @model_validator(mode="after")
     def _cross_field(self) -> Spec:
@@ -535,12 +711,7 @@ class Spec(Strict):
     def _protect_covers_control_files(self) -> None:
         """Every control file of the harness home is in protect.home (or under an entry), and
         every dial file is in protect.anywhere: the agent must not lift a halt or a lock."""
-        g, h = self.gate, self.halt
-        control = {"halt.sentinel_default": h.sentinel_default, "halt.distress_default": h.distress_default,
-                   "gate.kill_switch_file": g.kill_switch_file, "gate.ready_file": g.ready_file,
-                   "gate.pid_file": g.pid_file, "gate.heartbeat_file": g.heartbeat_file,
-                   "gate.armed_roots_file": g.armed_roots_file, "gate.debug_switch_file": g.debug_switch_file,
-                   "gate.health_dir": g.health_dir, "matrix.file_default": self.matrix.file_default}
+        control = {key: str(attrgetter(key)(self)) for key in defaults.CONTROL_FILES}
         entries = [e.strip("/") for e in self.protect.home]
         missing = [key for key, path in control.items()
                    if not any(path == e or path.startswith(e + "/") for e in entries)]

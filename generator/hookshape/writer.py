@@ -8,10 +8,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hookshape import manifest
 from hookshape.errors import HookshapeError
 from hookshape.plan import Artifact
 
-MANIFEST = "MANIFEST"
+MANIFEST = manifest.NAME
 
 
 def write_atomic(path: Path, data: bytes, mode: int) -> None:
@@ -35,20 +36,11 @@ def same_mode(path: Path, mode: int) -> bool:
     return bool(path.stat().st_mode & 0o100) == bool(mode & 0o100)
 
 
-def manifest_paths(out: Path) -> set[str]:
-    """Paths the previous render recorded in out/MANIFEST (what render owns there)."""
-    try:
-        text = (out / MANIFEST).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return set()
-    return {line.split(" ", 1)[0] for line in text.splitlines() if line and not line.startswith("#")}
-
-
 def stale_files(out: Path, artifacts: list[Artifact]) -> list[Path]:
     """Files a previous render wrote (listed in its MANIFEST) that the plan no longer
     produces. Files render never wrote are never touched."""
     wanted = {a.path for a in artifacts}
-    return sorted(out / p for p in manifest_paths(out) - wanted if (out / p).is_file())
+    return sorted(out / p for p in manifest.owned(out) - wanted if (out / p).is_file())
 
 
 def check_target(out: Path) -> None:

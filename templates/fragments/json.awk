@@ -43,44 +43,44 @@
 #    decoded \u0000 is dropped and raw NUL bytes in the input cut the line.
 
 function j__init(   i) {
-	if (J__inited)
-		return
-	J__inited = 1
-	for (i = 1; i < 256; i++)
-		J__chr[i] = sprintf("%c", i)
-	# empty where the awk cannot represent a NUL byte in a string
-	J__nul = sprintf("%c", 0)
-	if (length(J__nul) != 1)
-		J__nul = ""
-	J__chr[0] = J__nul
-	J__del = J__chr[127]
-	# piece size for gsub and regex split on long strings
-	J__CH = 8192
-	J__ctl = "["
-	for (i = 1; i < 32; i++)
-		J__ctl = J__ctl J__chr[i]
-	J__ctl = J__ctl "]"
-	J__cont = ""
-	for (i = 128; i < 192; i++)
-		J__cont = J__cont J__chr[i]
-	J__lead = ""
-	for (i = 192; i < 256; i++)
-		J__lead = J__lead J__chr[i]
-	# non-ASCII bytes: their values, a run of them, and the ASCII between runs
-	for (i = 128; i < 256; i++)
-		J__ord[J__chr[i]] = i
-	J__hi1 = "[" J__cont J__lead "]"
-	J__hirun = J__hi1 "+"
-	J__lorun = "[^" J__cont J__lead "]+"
-	J__fffd = J__chr[239] J__chr[191] J__chr[189]
-	for (i = 0; i < 32; i++)
-		J__en[i] = sprintf("\\u%04x", i)
-	J__en[8] = "\\b"
-	J__en[9] = "\\t"
-	J__en[10] = "\\n"
-	J__en[12] = "\\f"
-	J__en[13] = "\\r"
-	J__en[127] = "\\u007f"
+  if (J__inited)
+    return
+  J__inited = 1
+  for (i = 1; i < 256; i++)
+    J__chr[i] = sprintf("%c", i)
+  # empty where the awk cannot represent a NUL byte in a string
+  J__nul = sprintf("%c", 0)
+  if (length(J__nul) != 1)
+    J__nul = ""
+  J__chr[0] = J__nul
+  J__del = J__chr[127]
+  # piece size for gsub and regex split on long strings
+  J__CH = 8192
+  J__ctl = "["
+  for (i = 1; i < 32; i++)
+    J__ctl = J__ctl J__chr[i]
+  J__ctl = J__ctl "]"
+  J__cont = ""
+  for (i = 128; i < 192; i++)
+    J__cont = J__cont J__chr[i]
+  J__lead = ""
+  for (i = 192; i < 256; i++)
+    J__lead = J__lead J__chr[i]
+  # non-ASCII bytes: their values, a run of them, and the ASCII between runs
+  for (i = 128; i < 256; i++)
+    J__ord[J__chr[i]] = i
+  J__hi1 = "[" J__cont J__lead "]"
+  J__hirun = J__hi1 "+"
+  J__lorun = "[^" J__cont J__lead "]+"
+  J__fffd = J__chr[239] J__chr[191] J__chr[189]
+  for (i = 0; i < 32; i++)
+    J__en[i] = sprintf("\\u%04x", i)
+  J__en[8] = "\\b"
+  J__en[9] = "\\t"
+  J__en[10] = "\\n"
+  J__en[12] = "\\f"
+  J__en[13] = "\\r"
+  J__en[127] = "\\u007f"
 }
 
 # split(s, A, c) on the single character c, taken literally.  Newlines need
@@ -89,108 +89,108 @@ function j__init(   i) {
 # separator the one-true-awk also splits at every newline, so there (probed,
 # not assumed) the separator is given as a bracket regex instead.
 function j__split(s, A, c,   n, rs) {
-	if (c == "\n" || !index(s, "\n"))
-		return split(s, A, c)
-	rs = RS
-	if (rs == "")
-		RS = "\n"
-	if (split("a\nb", J__tmp, ",") != 1)
-		n = split(s, A, (c == "\\") ? "[\\\\]" : ("[" c "]"))
-	else
-		n = split(s, A, c)
-	RS = rs
-	return n
+  if (c == "\n" || !index(s, "\n"))
+    return split(s, A, c)
+  rs = RS
+  if (rs == "")
+    RS = "\n"
+  if (split("a\nb", J__tmp, ",") != 1)
+    n = split(s, A, (c == "\\") ? "[\\\\]" : ("[" c "]"))
+  else
+    n = split(s, A, c)
+  RS = rs
+  return n
 }
 
 # Concatenate A[1..n] with sep between elements; destroys A.  Pairwise
 # merging costs O(total * log n) instead of the O(total * n) of a loop.
 function j__join(A, n, sep,   i, m) {
-	if (n <= 0)
-		return ""
-	while (n > 1) {
-		m = 0
-		for (i = 1; i < n; i += 2)
-			A[++m] = A[i] sep A[i + 1]
-		if (i == n)
-			A[++m] = A[n]
-		n = m
-	}
-	return A[1]
+  if (n <= 0)
+    return ""
+  while (n > 1) {
+    m = 0
+    for (i = 1; i < n; i += 2)
+      A[++m] = A[i] sep A[i + 1]
+    if (i == n)
+      A[++m] = A[n]
+    n = m
+  }
+  return A[1]
 }
 
 function j_parse(s,   P, n, k, j, pos, spos, seg, len, raw) {
-	j__init()
-	split("", J_type)
-	split("", J_raw)
-	split("", J__ctx)
-	split("", J__pth)
-	split("", J__key)
-	split("", J__cnt)
-	J__d = 0
-	J__st = "V"
-	J__err = 0
-	J__obj = 0
-	J__nv = 0
-	J_full = 0
-	n = j__split(s, P, "\"")
-	if (n < 1)
-		return 0
-	pos = 1
-	k = 1
-	while (1) {
-		# segment k lies outside any string and starts at byte pos
-		seg = P[k]
-		j__outside(seg, k == n)
-		if (J__err || k == n)
-			break
-		# a string opens at the quote after segment k
-		pos += length(seg) + 1
-		spos = pos
-		j = k + 1
-		while (j < n) {
-			len = length(P[j])
-			# the quote after P[j] is escaped when P[j] ends in an odd
-			# run of backslashes (mostly a run of exactly one)
-			if (substr(P[j], len, 1) != "\\")
-				break
-			if (len > 1 && substr(P[j], len - 1, 1) == "\\" && !j__oddbs(P[j]))
-				break
-			pos += len + 1
-			j++
-		}
-		if (j >= n) {
-			# no closing quote: truncated inside a string
-			J__err = 1
-			break
-		}
-		if (j == k + 1)
-			raw = P[j]
-		else
-			raw = substr(s, spos, pos + len - spos)
-		j__string(raw)
-		if (J__err)
-			break
-		pos += len + 1
-		k = j + 1
-	}
-	return (!J__err && J__st == "E" && J__obj) ? 1 : 0
+  j__init()
+  split("", J_type)
+  split("", J_raw)
+  split("", J__ctx)
+  split("", J__pth)
+  split("", J__key)
+  split("", J__cnt)
+  J__d = 0
+  J__st = "V"
+  J__err = 0
+  J__obj = 0
+  J__nv = 0
+  J_full = 0
+  n = j__split(s, P, "\"")
+  if (n < 1)
+    return 0
+  pos = 1
+  k = 1
+  while (1) {
+    # segment k lies outside any string and starts at byte pos
+    seg = P[k]
+    j__outside(seg, k == n)
+    if (J__err || k == n)
+      break
+    # a string opens at the quote after segment k
+    pos += length(seg) + 1
+    spos = pos
+    j = k + 1
+    while (j < n) {
+      len = length(P[j])
+      # the quote after P[j] is escaped when P[j] ends in an odd
+      # run of backslashes (mostly a run of exactly one)
+      if (substr(P[j], len, 1) != "\\")
+        break
+      if (len > 1 && substr(P[j], len - 1, 1) == "\\" && !j__oddbs(P[j]))
+        break
+      pos += len + 1
+      j++
+    }
+    if (j >= n) {
+      # no closing quote: truncated inside a string
+      J__err = 1
+      break
+    }
+    if (j == k + 1)
+      raw = P[j]
+    else
+      raw = substr(s, spos, pos + len - spos)
+    j__string(raw)
+    if (J__err)
+      break
+    pos += len + 1
+    k = j + 1
+  }
+  return (!J__err && J__st == "E" && J__obj) ? 1 : 0
 }
 
 # 1 when x ends with an odd number of backslashes.  Looks at the tail in
 # small pieces so a long segment is never walked character by character.
 function j__oddbs(x,   L, c, t, m, i) {
-	L = length(x)
-	c = 0
-	while (L > 0) {
-		m = (L > 16) ? 16 : L
-		t = substr(x, L - m + 1, m)
-		for (i = m; i >= 1 && substr(t, i, 1) == "\\"; i--)
-			c++
-		if (i >= 1)
-			break
-		L -= m
-	}
-	return c % 2
+  L = length(x)
+  c = 0
+  while (L > 0) {
+    m = (L > 16) ? 16 : L
+    t = substr(x, L - m + 1, m)
+    for (i = m; i >= 1 && substr(t, i, 1) == "\\"; i--)
+      c++
+    if (i >= 1)
+      break
+    L -= m
+  }
+  return c % 2
 }
 
 # Tokenise one segment that lies outside strings.  last is true for the final
@@ -200,113 +200,113 @@ function j__oddbs(x,   L, c, t, m, i) {
 # of about J__CH bytes, so that gsub and regex split (one regexec per match,
 # and busybox awk re-measures the rest of the string at each one) stay linear.
 function j__outside(seg, last,   L, pos, w, k, rs, rl) {
-	if (seg == "")
-		return
-	if (length(seg) == 1 && index("{}[]:,", seg)) {
-		j__tok(seg)
-		return
-	}
-	L = length(seg)
-	if (L <= J__CH + 256) {
-		j__outpiece(seg, last)
-		return
-	}
-	rs = RSTART
-	rl = RLENGTH
-	pos = 1
-	while (!J__err && L - pos + 1 > J__CH + 256) {
-		w = substr(seg, pos + J__CH, 256)
-		if (!match(w, /[][ \t\r\n{}:,]/))
-			break
-		k = J__CH + RSTART
-		j__outpiece(substr(seg, pos, k), 0)
-		pos += k
-	}
-	RSTART = rs
-	RLENGTH = rl
-	if (!J__err)
-		j__outpiece(substr(seg, pos), last)
+  if (seg == "")
+    return
+  if (length(seg) == 1 && index("{}[]:,", seg)) {
+    j__tok(seg)
+    return
+  }
+  L = length(seg)
+  if (L <= J__CH + 256) {
+    j__outpiece(seg, last)
+    return
+  }
+  rs = RSTART
+  rl = RLENGTH
+  pos = 1
+  while (!J__err && L - pos + 1 > J__CH + 256) {
+    w = substr(seg, pos + J__CH, 256)
+    if (!match(w, /[][ \t\r\n{}:,]/))
+      break
+    k = J__CH + RSTART
+    j__outpiece(substr(seg, pos, k), 0)
+    pos += k
+  }
+  RSTART = rs
+  RLENGTH = rl
+  if (!J__err)
+    j__outpiece(substr(seg, pos), last)
 }
 
 function j__outpiece(seg, last,   T, m, i, e, drop) {
-	drop = (last && seg !~ /[][ \t\r\n{}:,]$/)
-	gsub(/[][{}:,]/, " & ", seg)
-	gsub(/[\t\r\n]/, " ", seg)
-	m = split(seg, T, / +/)
-	e = m
-	if (drop) {
-		while (e > 0 && T[e] == "")
-			e--
-		e--
-	}
-	for (i = 1; i <= e && !J__err; i++)
-		if (T[i] != "")
-			j__tok(T[i])
-	if (drop)
-		J__err = 1
+  drop = (last && seg !~ /[][ \t\r\n{}:,]$/)
+  gsub(/[][{}:,]/, " & ", seg)
+  gsub(/[\t\r\n]/, " ", seg)
+  m = split(seg, T, / +/)
+  e = m
+  if (drop) {
+    while (e > 0 && T[e] == "")
+      e--
+    e--
+  }
+  for (i = 1; i <= e && !J__err; i++)
+    if (T[i] != "")
+      j__tok(T[i])
+  if (drop)
+    J__err = 1
 }
 
 function j__tok(t,   st) {
-	st = J__st
-	if (t == "{" || t == "[") {
-		if (st == "V" || st == "VA")
-			j__open((t == "{") ? "o" : "a")
-		else
-			J__err = 1
-	} else if (t == "}") {
-		if (st == "K" || (st == "C" && J__ctx[J__d] == "o"))
-			j__close()
-		else
-			J__err = 1
-	} else if (t == "]") {
-		if (st == "VA" || (st == "C" && J__ctx[J__d] == "a"))
-			j__close()
-		else
-			J__err = 1
-	} else if (t == ":") {
-		if (st == ":")
-			J__st = "V"
-		else
-			J__err = 1
-	} else if (t == ",") {
-		if (st == "C")
-			J__st = (J__ctx[J__d] == "o") ? "k" : "V"
-		else
-			J__err = 1
-	} else if (st != "V" && st != "VA") {
-		J__err = 1
-	} else if (t == "true") {
-		j__scalar("t", "")
-	} else if (t == "false") {
-		j__scalar("f", "")
-	} else if (t == "null") {
-		j__scalar("z", "")
-	} else if (t ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ && t !~ /^-?0[0-9]/) {
-		j__scalar("n", t)
-	} else if (t == "NaN" || t == "Infinity" || t == "-Infinity") {
-		j__scalar("n", t)
-	} else {
-		J__err = 1
-	}
+  st = J__st
+  if (t == "{" || t == "[") {
+    if (st == "V" || st == "VA")
+      j__open((t == "{") ? "o" : "a")
+    else
+      J__err = 1
+  } else if (t == "}") {
+    if (st == "K" || (st == "C" && J__ctx[J__d] == "o"))
+      j__close()
+    else
+      J__err = 1
+  } else if (t == "]") {
+    if (st == "VA" || (st == "C" && J__ctx[J__d] == "a"))
+      j__close()
+    else
+      J__err = 1
+  } else if (t == ":") {
+    if (st == ":")
+      J__st = "V"
+    else
+      J__err = 1
+  } else if (t == ",") {
+    if (st == "C")
+      J__st = (J__ctx[J__d] == "o") ? "k" : "V"
+    else
+      J__err = 1
+  } else if (st != "V" && st != "VA") {
+    J__err = 1
+  } else if (t == "true") {
+    j__scalar("t", "")
+  } else if (t == "false") {
+    j__scalar("f", "")
+  } else if (t == "null") {
+    j__scalar("z", "")
+  } else if (t ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ && t !~ /^-?0[0-9]/) {
+    j__scalar("n", t)
+  } else if (t == "NaN" || t == "Infinity" || t == "-Infinity") {
+    j__scalar("n", t)
+  } else {
+    J__err = 1
+  }
 }
 
 # A complete string token (raw = text between the quotes).
 function j__string(raw,   st) {
-	st = J__st
-	if (st != "V" && st != "VA" && st != "K" && st != "k") {
-		J__err = 1
-		return
-	}
-	if (!j__valid(raw)) {
-		J__err = 1
-		return
-	}
-	if (st == "K" || st == "k") {
-		J__key[J__d] = j__dec(raw)
-		J__st = ":"
-		return
-	}
-	j__scalar("s", raw)
+  st = J__st
+  if (st != "V" && st != "VA" && st != "K" && st != "k") {
+    J__err = 1
+    return
+  }
+  if (!j__valid(raw)) {
+    J__err = 1
+    return
+  }
+  if (st == "K" || st == "k") {
+    J__key[J__d] = j__dec(raw)
+    J__st = ":"
+    return
+  }
+  j__scalar("s", raw)
 }
 
 # Cut raw, a string body, into pieces of about J__CH bytes.  Each cut is
@@ -316,195 +316,195 @@ function j__string(raw,   st) {
 # Returns the number of pieces, or 0 when no such place lies near some cut
 # (only inside a run of hundreds of backslashes).
 function j__chunks(raw, C,   L, pos, n, w, k, rs, rl) {
-	L = length(raw)
-	pos = 1
-	n = 0
-	rs = RSTART
-	rl = RLENGTH
-	while (L - pos + 1 > J__CH + 256) {
-		w = substr(raw, pos + J__CH, 256)
-		# before a byte that no escape holds; else before a backslash
-		# that follows another byte (it starts an escape) unless it may
-		# be the second half of a surrogate pair; else before the
-		# seventh of seven bytes that are not backslashes
-		if (match(w, /[^\\"\/bfnrtu0-9A-Fa-f]/))
-			k = J__CH + RSTART - 1
-		else if (match(w, /[^\\]\\([^u]|u[^dD]|u[dD][^c-fC-F])/))
-			k = J__CH + RSTART
-		else if (match(w, /[^\\][^\\][^\\][^\\][^\\][^\\][^\\]/))
-			k = J__CH + RSTART + 5
-		else {
-			n = -1
-			break
-		}
-		C[++n] = substr(raw, pos, k)
-		pos += k
-	}
-	RSTART = rs
-	RLENGTH = rl
-	if (n < 0)
-		return 0
-	C[++n] = substr(raw, pos)
-	return n
+  L = length(raw)
+  pos = 1
+  n = 0
+  rs = RSTART
+  rl = RLENGTH
+  while (L - pos + 1 > J__CH + 256) {
+    w = substr(raw, pos + J__CH, 256)
+    # before a byte that no escape holds; else before a backslash
+    # that follows another byte (it starts an escape) unless it may
+    # be the second half of a surrogate pair; else before the
+    # seventh of seven bytes that are not backslashes
+    if (match(w, /[^\\"\/bfnrtu0-9A-Fa-f]/))
+      k = J__CH + RSTART - 1
+    else if (match(w, /[^\\]\\([^u]|u[^dD]|u[dD][^c-fC-F])/))
+      k = J__CH + RSTART
+    else if (match(w, /[^\\][^\\][^\\][^\\][^\\][^\\][^\\]/))
+      k = J__CH + RSTART + 5
+    else {
+      n = -1
+      break
+    }
+    C[++n] = substr(raw, pos, k)
+    pos += k
+  }
+  RSTART = rs
+  RLENGTH = rl
+  if (n < 0)
+    return 0
+  C[++n] = substr(raw, pos)
+  return n
 }
 
 # Validity of a raw string body: no raw control characters, only the escapes
 # JSON allows.  The first regex has no false negatives; when it fires (any \u,
 # or an escaped backslash followed by a letter) the exact check runs.
 function j__valid(raw,   C, n, i) {
-	if (raw ~ J__ctl)
-		return 0
-	if (J__nul != "" && index(raw, J__nul))
-		return 0
-	if (!index(raw, "\\"))
-		return 1
-	if (raw !~ /\\[^"\\\/bfnrt]/)
-		return 1
-	if (length(raw) <= J__CH + 256)
-		return j__validgs(raw)
-	n = j__chunks(raw, C)
-	if (n == 0)
-		return j__validslow(raw)
-	for (i = 1; i <= n; i++)
-		if (!j__validgs(C[i]))
-			return 0
-	return 1
+  if (raw ~ J__ctl)
+    return 0
+  if (J__nul != "" && index(raw, J__nul))
+    return 0
+  if (!index(raw, "\\"))
+    return 1
+  if (raw !~ /\\[^"\\\/bfnrt]/)
+    return 1
+  if (length(raw) <= J__CH + 256)
+    return j__validgs(raw)
+  n = j__chunks(raw, C)
+  if (n == 0)
+    return j__validslow(raw)
+  for (i = 1; i <= n; i++)
+    if (!j__validgs(C[i]))
+      return 0
+  return 1
 }
 
 # Exact check of a short piece: with the escaped backslash pairs removed,
 # every backslash left starts an escape.
 function j__validgs(r) {
-	if (index(r, "\\\\"))
-		gsub(/\\\\/, "", r)
-	if (r ~ /\\[^"\/bfnrtu]/ || r ~ /\\$/)
-		return 0
-	if (index(r, "\\u")) {
-		if (r ~ /\\u[0-9A-Fa-f]?[0-9A-Fa-f]?[0-9A-Fa-f]?[^0-9A-Fa-f]/)
-			return 0
-		if (r ~ /\\u[0-9A-Fa-f]?[0-9A-Fa-f]?[0-9A-Fa-f]?$/)
-			return 0
-	}
-	return 1
+  if (index(r, "\\\\"))
+    gsub(/\\\\/, "", r)
+  if (r ~ /\\[^"\/bfnrtu]/ || r ~ /\\$/)
+    return 0
+  if (index(r, "\\u")) {
+    if (r ~ /\\u[0-9A-Fa-f]?[0-9A-Fa-f]?[0-9A-Fa-f]?[^0-9A-Fa-f]/)
+      return 0
+    if (r ~ /\\u[0-9A-Fa-f]?[0-9A-Fa-f]?[0-9A-Fa-f]?$/)
+      return 0
+  }
+  return 1
 }
 
 # Exact check one escape at a time (linear, slower); fallback only.
 function j__validslow(raw,   B, m, i, b, c) {
-	m = j__split(raw, B, "\\")
-	for (i = 2; i <= m; i++) {
-		b = B[i]
-		if (b == "") {
-			# an escaped backslash: the next piece is plain text
-			if (i == m)
-				return 0
-			i++
-			continue
-		}
-		c = substr(b, 1, 1)
-		if (c == "u") {
-			if (substr(b, 2, 4) !~ /^[0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f]$/)
-				return 0
-		} else if (!index("\"/bfnrt", c)) {
-			return 0
-		}
-	}
-	return 1
+  m = j__split(raw, B, "\\")
+  for (i = 2; i <= m; i++) {
+    b = B[i]
+    if (b == "") {
+      # an escaped backslash: the next piece is plain text
+      if (i == m)
+        return 0
+      i++
+      continue
+    }
+    c = substr(b, 1, 1)
+    if (c == "u") {
+      if (substr(b, 2, 4) !~ /^[0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f]$/)
+        return 0
+    } else if (!index("\"/bfnrt", c)) {
+      return 0
+    }
+  }
+  return 1
 }
 
 # Path for the next value in the current container (depth J__d >= 1).
 function j__slot(   d, k) {
-	d = J__d
-	if (J__ctx[d] == "a") {
-		k = J__cnt[d]
-		J__cnt[d] = k + 1
-		k = k ""
-	} else {
-		k = J__key[d]
-	}
-	return (d == 1) ? k : (J__pth[d] SUBSEP k)
+  d = J__d
+  if (J__ctx[d] == "a") {
+    k = J__cnt[d]
+    J__cnt[d] = k + 1
+    k = k ""
+  } else {
+    k = J__key[d]
+  }
+  return (d == 1) ? k : (J__pth[d] SUBSEP k)
 }
 
 # Store a value at p.  A duplicate key replaces the earlier value and drops
 # its whole subtree, as Python does (the last one wins).
 function j__set(p, t, raw,   k, L, m, i, pre) {
-	if (J_max && ++J__nv > J_max) {
-		J_full = 1
-		J__err = 1
-		return
-	}
-	# only a container has a subtree; the scan of it counts against the bound
-	if (p in J_type && (J_type[p] == "o" || J_type[p] == "a")) {
-		pre = p SUBSEP
-		m = 0
-		for (k in J_type) {
-			J__nv++
-			if (index(k, pre) == 1)
-				L[++m] = k
-		}
-		for (i = 1; i <= m; i++) {
-			delete J_type[L[i]]
-			delete J_raw[L[i]]
-		}
-	}
-	J_type[p] = t
-	if (t == "s" || t == "n")
-		J_raw[p] = raw
-	else
-		delete J_raw[p]
+  if (J_max && ++J__nv > J_max) {
+    J_full = 1
+    J__err = 1
+    return
+  }
+  # only a container has a subtree; the scan of it counts against the bound
+  if (p in J_type && (J_type[p] == "o" || J_type[p] == "a")) {
+    pre = p SUBSEP
+    m = 0
+    for (k in J_type) {
+      J__nv++
+      if (index(k, pre) == 1)
+        L[++m] = k
+    }
+    for (i = 1; i <= m; i++) {
+      delete J_type[L[i]]
+      delete J_raw[L[i]]
+    }
+  }
+  J_type[p] = t
+  if (t == "s" || t == "n")
+    J_raw[p] = raw
+  else
+    delete J_raw[p]
 }
 
 function j__scalar(t, raw) {
-	if (J__d == 0) {
-		# a bare top-level scalar: valid JSON but not an object
-		J__st = "E"
-		return
-	}
-	j__set(j__slot(), t, raw)
-	J__st = "C"
+  if (J__d == 0) {
+    # a bare top-level scalar: valid JSON but not an object
+    J__st = "E"
+    return
+  }
+  j__set(j__slot(), t, raw)
+  J__st = "C"
 }
 
 function j__open(t,   p) {
-	# no hook payload nests this deep; deeper input would cost memory and time
-	# quadratic in the depth (every container keeps its path), so it ends here
-	if (J__d >= 128) {
-		J__err = 1
-		return
-	}
-	if (J__d == 0) {
-		p = ""
-		J__obj = (t == "o")
-	} else {
-		p = j__slot()
-		j__set(p, t, "")
-	}
-	J__d++
-	J__ctx[J__d] = t
-	J__pth[J__d] = p
-	J__cnt[J__d] = 0
-	J__st = (t == "o") ? "K" : "VA"
+  # no hook payload nests this deep; deeper input would cost memory and time
+  # quadratic in the depth (every container keeps its path), so it ends here
+  if (J__d >= 128) {
+    J__err = 1
+    return
+  }
+  if (J__d == 0) {
+    p = ""
+    J__obj = (t == "o")
+  } else {
+    p = j__slot()
+    j__set(p, t, "")
+  }
+  J__d++
+  J__ctx[J__d] = t
+  J__pth[J__d] = p
+  J__cnt[J__d] = 0
+  J__st = (t == "o") ? "K" : "VA"
 }
 
 function j__close() {
-	J__d--
-	J__st = (J__d == 0) ? "E" : "C"
+  J__d--
+  J__st = (J__d == 0) ? "E" : "C"
 }
 
 function j__hex(h,   v, i) {
-	h = tolower(h)
-	v = 0
-	for (i = 1; i <= 4; i++)
-		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-	return v
+  h = tolower(h)
+  v = 0
+  for (i = 1; i <= 4; i++)
+    v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+  return v
 }
 
 # UTF-8 bytes of code point cp; surrogates get their 3-byte form.
 function j__utf8(cp) {
-	if (cp < 128)
-		return J__chr[cp]
-	if (cp < 2048)
-		return J__chr[192 + int(cp / 64)] J__chr[128 + cp % 64]
-	if (cp < 65536)
-		return J__chr[224 + int(cp / 4096)] J__chr[128 + int(cp / 64) % 64] J__chr[128 + cp % 64]
-	return J__chr[240 + int(cp / 262144)] J__chr[128 + int(cp / 4096) % 64] J__chr[128 + int(cp / 64) % 64] J__chr[128 + cp % 64]
+  if (cp < 128)
+    return J__chr[cp]
+  if (cp < 2048)
+    return J__chr[192 + int(cp / 64)] J__chr[128 + cp % 64]
+  if (cp < 65536)
+    return J__chr[224 + int(cp / 4096)] J__chr[128 + int(cp / 64) % 64] J__chr[128 + cp % 64]
+  return J__chr[240 + int(cp / 262144)] J__chr[128 + int(cp / 4096) % 64] J__chr[128 + int(cp / 64) % 64] J__chr[128 + cp % 64]
 }
 
 # Decode the escapes of a raw string body in linear time.  Long strings are
@@ -514,105 +514,105 @@ function j__utf8(cp) {
 # gsubs and the \u escapes are handled by one split.  A \u escape of a lone surrogate (one without its
 # partner) decodes to U+FFFD: the bytes it would give are not UTF-8.
 function j__dec(raw,   C, n, i) {
-	if (!index(raw, "\\"))
-		return raw
-	j__init()
-	if (length(raw) <= J__CH + 256)
-		return j__decgs(raw)
-	n = j__chunks(raw, C)
-	if (n == 0)
-		return j__decgs(raw)
-	for (i = 1; i <= n; i++)
-		C[i] = j__decgs(C[i])
-	return j__join(C, n, "")
+  if (!index(raw, "\\"))
+    return raw
+  j__init()
+  if (length(raw) <= J__CH + 256)
+    return j__decgs(raw)
+  n = j__chunks(raw, C)
+  if (n == 0)
+    return j__decgs(raw)
+  for (i = 1; i <= n; i++)
+    C[i] = j__decgs(C[i])
+  return j__join(C, n, "")
 }
 
 function j__decgs(raw,   B, m, i, ph) {
-	if (!index(raw, "\\\\"))
-		return j__decpart(raw)
-	# the pairs become a placeholder control byte (a valid raw string holds
-	# none, and none of its \u escapes may give it), else the pairs split it
-	ph = ""
-	for (i = 1; i < 32; i++) {
-		if (i == 8 || i == 9 || i == 10 || i == 12 || i == 13)
-			continue
-		if (index(raw, J__chr[i]) || index(raw, J__en[i]) || index(raw, "\\u" toupper(substr(J__en[i], 3))))
-			continue
-		ph = J__chr[i]
-		break
-	}
-	if (ph != "") {
-		gsub(/\\\\/, ph, raw)
-		m = j__split(j__decpart(raw), B, ph)
-	} else {
-		m = split(raw, B, /\\\\/)
-		for (i = 1; i <= m; i++)
-			B[i] = j__decpart(B[i])
-	}
-	return j__join(B, m, "\\")
+  if (!index(raw, "\\\\"))
+    return j__decpart(raw)
+  # the pairs become a placeholder control byte (a valid raw string holds
+  # none, and none of its \u escapes may give it), else the pairs split it
+  ph = ""
+  for (i = 1; i < 32; i++) {
+    if (i == 8 || i == 9 || i == 10 || i == 12 || i == 13)
+      continue
+    if (index(raw, J__chr[i]) || index(raw, J__en[i]) || index(raw, "\\u" toupper(substr(J__en[i], 3))))
+      continue
+    ph = J__chr[i]
+    break
+  }
+  if (ph != "") {
+    gsub(/\\\\/, ph, raw)
+    m = j__split(j__decpart(raw), B, ph)
+  } else {
+    m = split(raw, B, /\\\\/)
+    for (i = 1; i <= m; i++)
+      B[i] = j__decpart(B[i])
+  }
+  return j__join(B, m, "\\")
 }
 
 # A part without escaped backslash pairs: every backslash starts an escape.
 function j__decpart(r,   i, m, B, O, c, b, h, cp, nx) {
-	if (!index(r, "\\"))
-		return r
-	if (index(r, "\\n"))
-		gsub(/\\n/, J__chr[10], r)
-	if (index(r, "\\t"))
-		gsub(/\\t/, J__chr[9], r)
-	if (index(r, "\\\""))
-		gsub(/\\"/, "\"", r)
-	if (index(r, "\\/"))
-		gsub(/\\\//, "/", r)
-	if (index(r, "\\r"))
-		gsub(/\\r/, J__chr[13], r)
-	if (index(r, "\\b"))
-		gsub(/\\b/, J__chr[8], r)
-	if (index(r, "\\f"))
-		gsub(/\\f/, J__chr[12], r)
-	if (!index(r, "\\"))
-		return r
-	# what is left are \u escapes
-	m = j__split(r, B, "\\")
-	c = 1
-	O[1] = B[1]
-	for (i = 2; i <= m; i++) {
-		b = B[i]
-		h = substr(b, 2, 4)
-		if (h in J__u8) {
-			O[++c] = J__u8[h] substr(b, 6)
-			continue
-		}
-		cp = j__hex(h)
-		if (cp < 55296 || cp >= 57344) {
-			J__u8[h] = j__utf8(cp)
-			O[++c] = J__u8[h] substr(b, 6)
-			continue
-		}
-		nx = (cp < 56320 && length(b) == 5 && i < m) ? substr(B[i + 1], 1, 5) : ""
-		if (nx ~ /^u[dD][c-fC-F][0-9a-fA-F][0-9a-fA-F]$/) {
-			O[++c] = j__utf8(65536 + (cp - 55296) * 1024 + j__hex(substr(nx, 2, 4)) - 56320)
-			b = B[++i]
-		} else {
-			O[++c] = J__fffd
-		}
-		O[++c] = substr(b, 6)
-	}
-	return j__join(O, c, "")
+  if (!index(r, "\\"))
+    return r
+  if (index(r, "\\n"))
+    gsub(/\\n/, J__chr[10], r)
+  if (index(r, "\\t"))
+    gsub(/\\t/, J__chr[9], r)
+  if (index(r, "\\\""))
+    gsub(/\\"/, "\"", r)
+  if (index(r, "\\/"))
+    gsub(/\\\//, "/", r)
+  if (index(r, "\\r"))
+    gsub(/\\r/, J__chr[13], r)
+  if (index(r, "\\b"))
+    gsub(/\\b/, J__chr[8], r)
+  if (index(r, "\\f"))
+    gsub(/\\f/, J__chr[12], r)
+  if (!index(r, "\\"))
+    return r
+  # what is left are \u escapes
+  m = j__split(r, B, "\\")
+  c = 1
+  O[1] = B[1]
+  for (i = 2; i <= m; i++) {
+    b = B[i]
+    h = substr(b, 2, 4)
+    if (h in J__u8) {
+      O[++c] = J__u8[h] substr(b, 6)
+      continue
+    }
+    cp = j__hex(h)
+    if (cp < 55296 || cp >= 57344) {
+      J__u8[h] = j__utf8(cp)
+      O[++c] = J__u8[h] substr(b, 6)
+      continue
+    }
+    nx = (cp < 56320 && length(b) == 5 && i < m) ? substr(B[i + 1], 1, 5) : ""
+    if (nx ~ /^u[dD][c-fC-F][0-9a-fA-F][0-9a-fA-F]$/) {
+      O[++c] = j__utf8(65536 + (cp - 55296) * 1024 + j__hex(substr(nx, 2, 4)) - 56320)
+      b = B[++i]
+    } else {
+      O[++c] = J__fffd
+    }
+    O[++c] = substr(b, 6)
+  }
+  return j__join(O, c, "")
 }
 
 function j_has(p) {
-	return (p in J_type) ? 1 : 0
+  return (p in J_type) ? 1 : 0
 }
 
 function j_is(p, t) {
-	return ((p in J_type) && J_type[p] == t) ? 1 : 0
+  return ((p in J_type) && J_type[p] == t) ? 1 : 0
 }
 
 function j_str(p) {
-	if ((p in J_type) && J_type[p] == "s")
-		return j__dec(J_raw[p])
-	return ""
+  if ((p in J_type) && J_type[p] == "s")
+    return j__dec(J_raw[p])
+  return ""
 }
 
 # Escape for a JSON string literal: backslash, double quote, bytes below 0x20
@@ -622,29 +622,29 @@ function j_str(p) {
 # Python decodes with errors="replace".  The result is plain ASCII: a shell
 # that cannot hold other bytes in the C locale (yash) passes it on intact.
 function j_esc(s,   A, n, i) {
-	j__init()
-	if (index(s, "\\")) {
-		n = j__split(s, A, "\\")
-		s = j__join(A, n, "\\\\")
-	}
-	if (index(s, "\"")) {
-		n = j__split(s, A, "\"")
-		s = j__join(A, n, "\\\"")
-	}
-	if (s ~ J__ctl || index(s, J__del) || (J__nul != "" && index(s, J__nul))) {
-		for (i = 0; i < 32; i++)
-			if (J__chr[i] != "" && index(s, J__chr[i])) {
-				n = j__split(s, A, J__chr[i])
-				s = j__join(A, n, J__en[i])
-			}
-		if (index(s, J__del)) {
-			n = j__split(s, A, J__del)
-			s = j__join(A, n, J__en[127])
-		}
-	}
-	if (s ~ J__hi1)
-		s = j__hi(s, "u")
-	return s
+  j__init()
+  if (index(s, "\\")) {
+    n = j__split(s, A, "\\")
+    s = j__join(A, n, "\\\\")
+  }
+  if (index(s, "\"")) {
+    n = j__split(s, A, "\"")
+    s = j__join(A, n, "\\\"")
+  }
+  if (s ~ J__ctl || index(s, J__del) || (J__nul != "" && index(s, J__nul))) {
+    for (i = 0; i < 32; i++)
+      if (J__chr[i] != "" && index(s, J__chr[i])) {
+        n = j__split(s, A, J__chr[i])
+        s = j__join(A, n, J__en[i])
+      }
+    if (index(s, J__del)) {
+      n = j__split(s, A, J__del)
+      s = j__join(A, n, J__en[127])
+    }
+  }
+  if (s ~ J__hi1)
+    s = j__hi(s, "u")
+  return s
 }
 
 # Escape for printf %b on one line: backslash doubled, bytes below 0x20 and
@@ -652,25 +652,25 @@ function j_esc(s,   A, n, i) {
 # bytes of U+FFFD as j_esc says.  Plain ASCII, and printf %b gives back valid
 # UTF-8.
 function j_pct(s,   A, n, i) {
-	j__init()
-	if (index(s, "\\")) {
-		n = j__split(s, A, "\\")
-		s = j__join(A, n, "\\\\")
-	}
-	if (s ~ J__ctl || index(s, J__del) || (J__nul != "" && index(s, J__nul))) {
-		for (i = 0; i < 32; i++)
-			if (J__chr[i] != "" && index(s, J__chr[i])) {
-				n = j__split(s, A, J__chr[i])
-				s = j__join(A, n, sprintf("\\0%03o", i))
-			}
-		if (index(s, J__del)) {
-			n = j__split(s, A, J__del)
-			s = j__join(A, n, "\\0177")
-		}
-	}
-	if (s ~ J__hi1)
-		s = j__hi(s, "o")
-	return s
+  j__init()
+  if (index(s, "\\")) {
+    n = j__split(s, A, "\\")
+    s = j__join(A, n, "\\\\")
+  }
+  if (s ~ J__ctl || index(s, J__del) || (J__nul != "" && index(s, J__nul))) {
+    for (i = 0; i < 32; i++)
+      if (J__chr[i] != "" && index(s, J__chr[i])) {
+        n = j__split(s, A, J__chr[i])
+        s = j__join(A, n, sprintf("\\0%03o", i))
+      }
+    if (index(s, J__del)) {
+      n = j__split(s, A, J__del)
+      s = j__join(A, n, "\\0177")
+    }
+  }
+  if (s ~ J__hi1)
+    s = j__hi(s, "o")
+  return s
 }
 
 # Non-ASCII runs of s in ASCII form (how: "u" JSON escapes, "o" octal bytes),
@@ -678,140 +678,140 @@ function j_pct(s,   A, n, i) {
 # the cut (before an ASCII or a lead byte, or after three continuation bytes),
 # so that the regex splits stay linear in busybox awk too.
 function j__hi(s, how,   L, pos, n, C, w, k, rs, rl) {
-	L = length(s)
-	if (L <= J__CH + 256)
-		return j__hipiece(s, how)
-	rs = RSTART
-	rl = RLENGTH
-	pos = 1
-	n = 0
-	while (L - pos + 1 > J__CH + 256) {
-		w = substr(s, pos + J__CH, 256)
-		if (match(w, "[^" J__cont "]"))
-			k = J__CH + RSTART - 1
-		else
-			k = J__CH + 3
-		C[++n] = j__hipiece(substr(s, pos, k), how)
-		pos += k
-	}
-	RSTART = rs
-	RLENGTH = rl
-	C[++n] = j__hipiece(substr(s, pos), how)
-	return j__join(C, n, "")
+  L = length(s)
+  if (L <= J__CH + 256)
+    return j__hipiece(s, how)
+  rs = RSTART
+  rl = RLENGTH
+  pos = 1
+  n = 0
+  while (L - pos + 1 > J__CH + 256) {
+    w = substr(s, pos + J__CH, 256)
+    if (match(w, "[^" J__cont "]"))
+      k = J__CH + RSTART - 1
+    else
+      k = J__CH + 3
+    C[++n] = j__hipiece(substr(s, pos, k), how)
+    pos += k
+  }
+  RSTART = rs
+  RLENGTH = rl
+  C[++n] = j__hipiece(substr(s, pos), how)
+  return j__join(C, n, "")
 }
 
 function j__hipiece(s, how,   A, n, H, m, i, c, O, r) {
-	n = split(s, A, J__hirun)
-	m = split(s, H, J__lorun)
-	O[1] = A[1]
-	c = 1
-	r = 1
-	for (i = 1; i <= m; i++) {
-		if (H[i] == "")
-			continue
-		O[++c] = j__run(H[i], how)
-		O[++c] = A[++r]
-	}
-	return j__join(O, c, "")
+  n = split(s, A, J__hirun)
+  m = split(s, H, J__lorun)
+  O[1] = A[1]
+  c = 1
+  r = 1
+  for (i = 1; i <= m; i++) {
+    if (H[i] == "")
+      continue
+    O[++c] = j__run(H[i], how)
+    O[++c] = A[++r]
+  }
+  return j__join(O, c, "")
 }
 
 # One run of non-ASCII bytes, decoded as UTF-8 the strict way (no overlongs,
 # no surrogates, nothing above U+10FFFF).
 function j__run(h, how,   k, L, i, b, need, lo, hi, cp, j, c, O, n, ok) {
-	k = how h
-	if (k in J__hx)
-		return J__hx[k]
-	L = length(h)
-	n = 0
-	i = 1
-	while (i <= L) {
-		b = J__ord[substr(h, i, 1)]
-		need = 0
-		if (b >= 194 && b <= 244) {
-			lo = 128
-			hi = 191
-			if (b < 224) {
-				need = 1
-				cp = b - 192
-			} else if (b < 240) {
-				need = 2
-				cp = b - 224
-				if (b == 224)
-					lo = 160
-				else if (b == 237)
-					hi = 159
-			} else {
-				need = 3
-				cp = b - 240
-				if (b == 240)
-					lo = 144
-				else if (b == 244)
-					hi = 143
-			}
-		}
-		ok = need > 0
-		for (j = 1; j <= need; j++) {
-			c = J__ord[substr(h, i + j, 1)]
-			if (c < lo || c > hi) {
-				ok = 0
-				break
-			}
-			cp = cp * 64 + c - 128
-			lo = 128
-			hi = 191
-		}
-		if (!ok) {
-			O[++n] = (how == "u") ? "\\ufffd" : "\\0357\\0277\\0275"
-			i += (j > 1) ? j : 1
-			continue
-		}
-		if (how == "o") {
-			for (j = 0; j <= need; j++)
-				O[++n] = sprintf("\\0%03o", J__ord[substr(h, i + j, 1)])
-		} else if (cp < 65536) {
-			O[++n] = sprintf("\\u%04x", cp)
-		} else {
-			cp -= 65536
-			O[++n] = sprintf("\\u%04x\\u%04x", 55296 + int(cp / 1024), 56320 + cp % 1024)
-		}
-		i += need + 1
-	}
-	k = j__join(O, n, "")
-	if (L <= 16)
-		J__hx[how h] = k
-	return k
+  k = how h
+  if (k in J__hx)
+    return J__hx[k]
+  L = length(h)
+  n = 0
+  i = 1
+  while (i <= L) {
+    b = J__ord[substr(h, i, 1)]
+    need = 0
+    if (b >= 194 && b <= 244) {
+      lo = 128
+      hi = 191
+      if (b < 224) {
+        need = 1
+        cp = b - 192
+      } else if (b < 240) {
+        need = 2
+        cp = b - 224
+        if (b == 224)
+          lo = 160
+        else if (b == 237)
+          hi = 159
+      } else {
+        need = 3
+        cp = b - 240
+        if (b == 240)
+          lo = 144
+        else if (b == 244)
+          hi = 143
+      }
+    }
+    ok = need > 0
+    for (j = 1; j <= need; j++) {
+      c = J__ord[substr(h, i + j, 1)]
+      if (c < lo || c > hi) {
+        ok = 0
+        break
+      }
+      cp = cp * 64 + c - 128
+      lo = 128
+      hi = 191
+    }
+    if (!ok) {
+      O[++n] = (how == "u") ? "\\ufffd" : "\\0357\\0277\\0275"
+      i += (j > 1) ? j : 1
+      continue
+    }
+    if (how == "o") {
+      for (j = 0; j <= need; j++)
+        O[++n] = sprintf("\\0%03o", J__ord[substr(h, i + j, 1)])
+    } else if (cp < 65536) {
+      O[++n] = sprintf("\\u%04x", cp)
+    } else {
+      cp -= 65536
+      O[++n] = sprintf("\\u%04x\\u%04x", 55296 + int(cp / 1024), 56320 + cp % 1024)
+    }
+    i += need + 1
+  }
+  k = j__join(O, n, "")
+  if (L <= 16)
+    J__hx[how h] = k
+  return k
 }
 
 # At most n bytes of s without splitting a UTF-8 sequence.
 function j_cap(s, n,   k, i) {
-	j__init()
-	n = int(n + 0)
-	if (n < 0)
-		n = 0
-	if (length(s) <= n)
-		return s
-	k = n
-	if (index(J__cont, substr(s, k + 1, 1))) {
-		# the cut falls inside a character: back off to its lead byte
-		for (i = 0; i < 3 && k > 0 && index(J__cont, substr(s, k, 1)); i++)
-			k--
-		if (k > 0 && index(J__lead, substr(s, k, 1)))
-			k--
-	}
-	return substr(s, 1, k)
+  j__init()
+  n = int(n + 0)
+  if (n < 0)
+    n = 0
+  if (length(s) <= n)
+    return s
+  k = n
+  if (index(J__cont, substr(s, k + 1, 1))) {
+    # the cut falls inside a character: back off to its lead byte
+    for (i = 0; i < 3 && k > 0 && index(J__cont, substr(s, k, 1)); i++)
+      k--
+    if (k > 0 && index(J__lead, substr(s, k, 1)))
+      k--
+  }
+  return substr(s, 1, k)
 }
 
 # Whole file as one string, lines joined with newlines ("" when it cannot be
 # opened).  RS is forced to a newline while reading and restored afterwards.
 function j_readfile(f,   L, n, r, line, ors) {
-	ors = RS
-	RS = "\n"
-	n = 0
-	while ((r = (getline line < f)) > 0)
-		L[++n] = line
-	RS = ors
-	if (r < 0 && n == 0)
-		return ""
-	close(f)
-	return j__join(L, n, "\n")
+  ors = RS
+  RS = "\n"
+  n = 0
+  while ((r = (getline line < f)) > 0)
+    L[++n] = line
+  RS = ors
+  if (r < 0 && n == 0)
+    return ""
+  close(f)
+  return j__join(L, n, "\n")
 }

@@ -12,11 +12,12 @@ from typing import Any
 
 import click
 
+from hookshape import outputs
 from hookshape.capabilities import Cell, cell
 from hookshape.commands.options import profiles_option, spec_option
 from hookshape.loader import SPEC_NAME, Loaded, SpecChoice
 from hookshape.profiles import Profile
-from hookshape.spec import ROLES
+from hookshape.spec import EVENTS, ROLES
 
 
 @dataclass(frozen=True)
@@ -69,12 +70,35 @@ def to_table(loaded: Loaded, vendors: list[Vendor]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|") if text else "-"
+
+
+def to_contract(profiles: list[Profile]) -> str:
+    """The user-hook contract per vendor, as markdown: the vendor's name of each event, and what
+    a hook's exit 2 (pre_tool, stop) and exit 0 with stdout (prompt) become in its dialect."""
+    head = ["vendor", *EVENTS, "exit 2 on pre_tool", "exit 2 on stop", "stdout on prompt"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for p in profiles:
+        said = [outputs.describe(p, "deny", "pre_tool"), outputs.describe(p, "stop", "stop"),
+                outputs.describe(p, "context", "prompt")]
+        row = [p.vendor.display, *(f"`{p.events.of(e)}`" if p.events.of(e) else "-" for e in EVENTS),
+               *(f"`{s.removesuffix(' on stdout')}`" if s.endswith(" on stdout") else s for s in said)]
+        lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
 @click.command("vendors")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--contract", is_flag=True,
+              help="The user-hook contract per vendor (event names, exit 2, stdout) as markdown.")
 @spec_option
 @profiles_option
-def command(as_json: bool, spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
+def command(as_json: bool, contract: bool, spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
     """List the vendors: confidence, config files, and what each can enforce per role."""
     loaded = choose(spec).load(profile_dirs)
+    if contract:
+        click.echo(to_contract([loaded.profiles[v] for v in sorted(loaded.profiles)]), nl=False)
+        return
     vendors = [describe(loaded, loaded.profiles[v]) for v in sorted(loaded.profiles)]
     click.echo(to_json(loaded, vendors) if as_json else to_table(loaded, vendors), nl=False)

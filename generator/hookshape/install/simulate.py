@@ -4,7 +4,6 @@ would (PROVIDER_ENV=<vendor>, the event on stdin), and say what the vendor does 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -202,7 +201,3 @@ def simulate(target: Target, opts: Options, base: Mapping[str, str],
     lines += [f"exit code: {run.code}", *block("stdout", run.stdout), *block("stderr", run.stderr),
               f"verdict: {verdict(target.profile, role, as_object(data), run)}"]
     return lines
-
-
-def base_env() -> dict[str, str]:
-    return dict(os.environ)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from hookshape import manifest
 from hookshape.errors import HookshapeError
 from hookshape.loader import Loaded
 from hookshape.plan import script_artifacts
@@ -19,20 +20,9 @@ def rendered(loaded: Loaded) -> dict[str, bytes]:
 
 
 def _manifest(source: Path) -> dict[str, str]:
-    """`bin/...` path -> sha256 from `<source>/MANIFEST` (lines `path mode sha256`)."""
-    path = source / "MANIFEST"
-    if not path.is_file():
-        raise HookshapeError(f"{path}: no MANIFEST; --from wants an extracted dist/ tree")
-    found = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split()
-        if len(parts) != 3:
-            raise HookshapeError(f"{path}:{number}: expected `path mode sha256`")
-        if parts[0].startswith("bin/"):
-            found[parts[0]] = parts[2]
-    return found
+    """`bin/...` path -> sha256 from `<source>/MANIFEST`."""
+    listed = manifest.read(source, HookshapeError, "--from wants an extracted dist/ tree")
+    return {path: entry.sha256 for path, entry in listed.items() if path.startswith("bin/")}
 
 
 def from_dist(source: Path) -> dict[str, bytes]:

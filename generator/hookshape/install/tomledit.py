@@ -5,8 +5,6 @@ only to read and to flip a switch such as `[features] hooks`, which keeps commen
 
 from __future__ import annotations
 
-import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -17,20 +15,12 @@ from tomlkit.items import Table
 from hookshape.errors import ConfigError
 from hookshape.install.managed import unit_hash
 from hookshape.install.model import Known, Outcome, Unit, Want
-
-_TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
+from hookshape.validation import loads_toml
 
 
 def loads(text: str, path: Path, after: str = "") -> dict[str, Any]:
-    """tomllib.loads with `file:line:col: invalid TOML: message` (and why, when we caused it)."""
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        msg = str(exc)
-        pos = _TOML_POS.search(msg)
-        where = f"{path}:{pos.group(1)}:{pos.group(2)}" if pos and not after else str(path)
-        detail = _TOML_POS.sub("", msg).strip()
-        raise ConfigError(f"{where}: invalid TOML{after}: {detail}") from None
+    """A config's TOML, or `file:line:col: invalid TOML: message` (and why, when we caused it)."""
+    return loads_toml(text, path, ConfigError, after)
 
 
 def markers(block: str) -> tuple[str, str]:
