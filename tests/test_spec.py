@@ -113,10 +113,11 @@ def matcher_unknown_vendor(doc: Any) -> None:
     doc["tentacles"][tentacle_index(doc, "pre_tool")]["matcher"] = matcher
 
 
-def dial_values_not_enum(doc: Any) -> None:
-    # default moved along so the only fault is the enum the tentacles act on
+def dial_value_without_meaning(doc: Any) -> None:
+    # default moved along so the only fault is the value the tentacles could not act on
     doc["dials"]["suggestibility"]["values"] = ["advisory", "warn", "block"]
     doc["dials"]["suggestibility"]["default"] = "block"
+    doc["dials"]["suggestibility"].pop("meaning", None)
 
 
 def slow_not_below_deadline(doc: Any) -> None:
@@ -182,8 +183,8 @@ BAD_SPECS = [
         r"tentacles\[1\]\.matcher\.claude", "not a valid regex"),
     Bad("dial-default-not-in-values", set_key("dials.suggestibility.default", "strict"),
         r"dials\.suggestibility\.default", "'strict' is not one of"),
-    Bad("dial-values-not-the-enum", dial_values_not_enum, r"dials\.suggestibility\.values",
-        "must be exactly"),
+    Bad("dial-value-without-meaning", dial_value_without_meaning, r"dials\.suggestibility\.meaning",
+        "no meaning for the value 'block'"),
     Bad("unknown-message-placeholder", unknown_placeholder, r"messages\.warn",
         "unknown placeholder {file}"),
     Bad("placeholder-holding-a-newline", set_key("messages.warn", "{path} {x\ny}"), r"messages\.warn",

@@ -137,7 +137,7 @@ def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle | Group) -> d
         "role": tentacle.role,
         "p": prefix,
         "P": prefix.upper(),
-        "tentacles": spec.tentacles,
+        "tentacles": spec.jobs(),
         "mcp_prefixes": {v.id: mcp_prefix(spec, v) for v in vendors},
         "deadline": spec.deadline(tentacle),
         # user hooks have their own deadlines: only a timeout counts against them, never slowness

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 import shlex
+import warnings
+from collections.abc import Mapping
 from operator import attrgetter
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -15,6 +18,7 @@ from pydantic import (
     JsonValue,
     TypeAdapter,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -181,12 +185,36 @@ class Matrix(Strict):
 
 
 class Dial(Strict):
-    env: EnvName
-    values: Annotated[list[Word], Field(min_length=2)]
-    default: str
-    files: Annotated[list[RelPath], Field(min_length=1)]
-    key: JsonKey
-    field: JsonKey
+    """An operator's dial: its value comes from its env var, else from the nearest of its JSON
+    files walked up from the event's cwd, else its default. (Defaults: defaults.DIALS.)"""
+
+    env: EnvName = Field("<PREFIX>_<DIAL>", description="the env var that sets the dial (it wins)")
+    values: Annotated[list[Word], Field(min_length=2)] = Field(
+        ["<the built-in words of the dial>"], description="the words the dial takes")
+    default: str = Field("enforce", description="the value when neither the env var nor a file sets one")
+    files: Annotated[list[RelPath], Field(min_length=1)] = Field(
+        ["<project_marker>/<dial>.json", "<project_marker>/project.json"], description=(
+            "JSON files looked for in the event's cwd and each directory above it, nearest first"))
+    key: JsonKey = Field("<dial>", description="the file's key holding the dial")
+    field: JsonKey = Field("level", description=(
+        "the field of that key holding the value (`.<key>.<field>`, or `.<key>` as a bare string); "
+        "sitrep: endOfTurn"))
+    # the tentacles act on what a value means, never on the word (each kind of dial narrows this)
+    meaning: Mapping[Word, str] = Field(default_factory=dict)
+    # the built-in words and their meanings: a value the meaning table leaves out keeps its own
+    BUILT_IN: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _built_in_meanings(cls, data: object) -> object:
+        if not isinstance(data, dict) or not isinstance(data.get("values"), list):
+            return data
+        given = data.get("meaning", {})
+        if not isinstance(given, dict):
+            return data
+        known = {v: cls.BUILT_IN[v] for v in data["values"]
+                 if isinstance(v, str) and v in cls.BUILT_IN and v not in given}
+        return {**data, "meaning": {**given, **known}} if known else data
 
     @model_validator(mode="after")
     def _default_in_values(self) -> Dial:
@@ -194,21 +222,54 @@ class Dial(Strict):
             raise ValueError(f"default: {self.default!r} is not one of {self.values}")
         if len(set(self.values)) != len(self.values):
             raise ValueError("values: must be unique")
+        allowed = "|".join(dict.fromkeys(type(self).BUILT_IN.values()))
+        for value in self.values:
+            if value not in self.meaning:
+                raise ValueError(f"meaning: no meaning for the value {value!r} "
+                                 f"(give meaning = {{ {value} = \"{allowed}\", ... }})")
+        for value in self.meaning:
+            if value not in self.values:
+                raise ValueError(f"meaning: {value!r} is not one of the values {self.values}")
         return self
+
+    def meanings(self) -> list[str]:
+        """The meaning of each value, in the order of the values."""
+        return [self.meaning[v] for v in self.values]
+
+
+class SuggestibilityDial(Dial):
+    """What the pre-tool tentacle does with an edit of a file another actor has locked."""
+
+    meaning: dict[Word, Literal["allow", "warn", "block"]] = Field({}, description=(
+        "what each value means: allow (say nothing), warn (let the edit through with the warn "
+        "message), block (refuse it with the block message); a value left out that is one of "
+        "advisory, warn, enforce means allow, warn, block"))
+    BUILT_IN: ClassVar[dict[str, str]] = {"advisory": "allow", "warn": "warn", "enforce": "block"}
+
+
+class SitrepDial(Dial):
+    """What the stop tentacle does with a closing message that fails the closeout check (and
+    whether the prompt tentacle states the contract)."""
+
+    meaning: dict[Word, Literal["off", "suggest", "block"]] = Field({}, description=(
+        "what each value means: off (no contract at turn start, no check at stop), suggest (a "
+        "reminder), block (keep the agent working once per session and TTL); a value left out "
+        "that is one of off, suggest, enforce means off, suggest, block"))
+    BUILT_IN: ClassVar[dict[str, str]] = {"off": "off", "suggest": "suggest", "enforce": "block"}
+
+
+def _dial_default(name: str, kind: type[Dial]) -> dict[str, Any]:
+    """A dial as a left-out one is filled (defaults.DIALS), with placeholders, for the schema."""
+    out = {key: rule(defaults.SYMBOLIC) for key, rule in defaults.DIALS[name].items()}
+    return {**out, "meaning": dict(kind.BUILT_IN)}
 
 
 class Dials(Strict):
-    suggestibility: Dial
-    sitrep: Dial
-
-    @model_validator(mode="after")
-    def _enums(self) -> Dials:
-        need = {"suggestibility": {"advisory", "warn", "enforce"}, "sitrep": {"off", "suggest", "enforce"}}
-        for name, values in need.items():
-            dial: Dial = getattr(self, name)
-            if set(dial.values) != values:
-                raise ValueError(f"{name}.values: must be exactly {sorted(values)} (the tentacles act on these)")
-        return self
+    suggestibility: SuggestibilityDial = Field(
+        _dial_default("suggestibility", SuggestibilityDial), description=(  # type: ignore[assignment]
+            "what the pre-tool tentacle does with an edit of a file another actor has locked"))
+    sitrep: SitrepDial = Field(_dial_default("sitrep", SitrepDial), description=(  # type: ignore[assignment]
+        "the end-of-turn contract: stated at turn start, checked at stop"))
 
 
 class Halt(Strict):
@@ -249,16 +310,113 @@ class Protect(Strict):
         "the block message shows at most this much of the path"))
 
 
+def _awk_ere(value: str) -> str:
+    """A closeout pattern is a POSIX ERE every awk reads alike: it compiles in Python's re and
+    holds nothing that only Python's re (or only some awks) knows."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "possible nested set" on [[:digit:]]
+            re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"not a valid regex: {exc}") from None
+    problem = _ere_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _ere_problem(value: str) -> str:
+    """The first construct of the pattern that awk EREs lack, in words, or ""."""
+    i, n = 0, len(value)
+    prev = ""  # the previous token: "(", "|", "q" (a quantifier) or "x" (anything else)
+    while i < n:
+        c = value[i]
+        if c == "\\":
+            nxt = value[i + 1:i + 2]
+            if nxt.isalnum():
+                return (f"\\{nxt}: awk EREs have no backslash-letter or backslash-digit escapes "
+                        "(backreferences, \\d, \\w, \\b, \\n ...): use a bracket expression such as [0-9]")
+            i, prev = i + 2, "x"
+            continue
+        if c == "[":
+            end = _bracket_end(value, i)
+            if "\\" in value[i:end]:
+                return ("a backslash inside [...] is read differently by the awks: put ] first and - "
+                        "last instead")
+            i, prev = end, "x"
+            continue
+        if c == "(" and value[i + 1:i + 2] == "?":
+            return "(?...) groups (lookaround, non-capturing, flags, names) are not in awk EREs"
+        if c == "{":
+            return ("a {n,m} interval is not read by every awk (mawk takes it as text): repeat the item, "
+                    "or write \\{ for a brace")
+        if c in "*+?" and prev == "q":
+            return f"{value[i - 1]}{c}: a lazy or repeated quantifier is not in awk EREs"
+        if (c == "|" and prev in ("", "(", "|")) or (c == ")" and prev == "|"):
+            return _EMPTY_ALT
+        prev = "q" if c in "*+?" else c if c in "(|" else "x"
+        i += 1
+    return _EMPTY_ALT if prev == "|" else ""
+
+
+_EMPTY_ALT = "an empty alternative ('|' at an end or beside another '|') is refused by some awks"
+
+
+def _bracket_end(value: str, start: int) -> int:
+    """The index just after the bracket expression opening at start ([^]...], [[:digit:]])."""
+    i = start + 1
+    if value[i:i + 1] == "^":
+        i += 1
+    if value[i:i + 1] == "]":
+        i += 1
+    while i < len(value) and value[i] != "]":
+        if value[i] == "[" and value[i + 1:i + 2] in (":", ".", "="):
+            close = value.find(value[i + 1] + "]", i + 2)
+            i = close + 2 if close >= 0 else len(value)
+            continue
+        i += 1
+    return i + 1
+
+
 class Stop(Strict):
-    marker_dir: ScriptName
-    block_ttl_s: PosInt
-    gc_batch: Annotated[int, Field(ge=1, le=1000)]
-    compliance_keyword: Keyword
-    counter_mode: Literal["observe", "enforce"] = Field(description=(
+    marker_dir: ScriptName = Field("stop-blocks", description=(
+        "the per-session block markers, under <home>/<state_dir>"))
+    block_ttl_s: PosInt = Field(300, description=(
+        "a session is kept working at most once per this many seconds"))
+    gc_batch: Annotated[int, Field(ge=1, le=1000)] = Field(16, description=(
+        "stale markers removed per stop call"))
+    compliance_keyword: Keyword = Field(defaults.KEYWORD, description=(
+        "the word the closing message must hold (checks keyword+table and keyword)"))
+    counter_mode: Literal["observe", "enforce"] = Field("observe", description=(
         "on a vendor without a stop_hook_active flag (its profile's output.stop_guard = counter): "
         "observe only, or block with a per-session counter"))
-    counter_max_blocks: Annotated[int, Field(ge=1, le=8, description=(
-        "blocks per session on such a vendor when counter_mode = enforce"))]
+    counter_max_blocks: Annotated[int, Field(ge=1, le=8)] = Field(1, description=(
+        "blocks per session on such a vendor when counter_mode = enforce"))
+    check: Literal["keyword+table", "keyword", "regex"] = Field("keyword+table", description=(
+        "what the last assistant message of a turn must hold to comply: keyword+table (the "
+        "compliance keyword, any case, and a table line: two or more '|'), keyword (the "
+        "compliance keyword alone, any case), regex (a match of `pattern`). messages.stop_directive, "
+        "stop_suggest and sitrep_contract keep their text whatever the check (each is followed by "
+        "messages.sitrep_header): write them to fit the chosen check"))
+    pattern: Annotated[str, Field(
+        pattern=r"^[ -~]{1,1000}$",
+        description="1 to 1000 printable ASCII characters"), AfterValidator(_awk_ere)] | None = Field(
+        None, description=(
+            "check = regex: a POSIX ERE the message must match, as awk's ~ does (case-sensitive; "
+            "^ and $ are the ends of the whole message; . and [^...] match a newline too). "
+            "Refused at load: what Python's re cannot compile, and what awk EREs lack: (?...) "
+            "groups (lookaround, flags), backslash-letter and backslash-digit escapes "
+            "(backreferences, \\d, \\b, \\n: write [0-9]), lazy quantifiers, {n,m} intervals "
+            "(mawk reads them as text: write \\{ for a brace), empty alternatives, and a "
+            "backslash inside [...] (put ] first and - last instead)"))
+
+    @model_validator(mode="after")
+    def _pattern_with_regex(self) -> Stop:
+        if self.check == "regex" and self.pattern is None:
+            raise ValueError("pattern: the regex check needs a pattern (a POSIX ERE)")
+        if self.check != "regex" and self.pattern is not None:
+            raise ValueError(f"pattern: only the regex check takes a pattern (check is {self.check!r})")
+        return self
 
 
 LOOPBACK_HOSTS = ("127.0.0.1", "[::1]", "localhost")
@@ -296,11 +454,13 @@ class Inbox(Strict):
         "http://127.0.0.1:9876/inbox/unread", description=(
             "http://<host>[:<port>]/<path>, host 127.0.0.1, [::1] or localhost"))
     field: Annotated[str, Field(
-        pattern=r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*){0,7}$")] = Field(
+        pattern=r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*){0,7}$",
+        description="a JSON key, or up to 8 keys joined by '.'")] = Field(
         "unread", description=(
             "a JSON key (letters, digits, '_' and '-', starting with a letter or '_'), or up to 8 "
             "keys joined by '.' for a nested one: the field of the reply that holds the count"))
-    line: Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,500}$")] = Field(
+    line: Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,500}$",
+                               description="one line of 1 to 500 characters, no control character")] = Field(
         "INBOX: {count} unread message(s) for this agent", description=(
             "one line of 1 to 500 characters, no control character: the context line, where "
             "{count} (the only placeholder) is the count"))
@@ -315,9 +475,12 @@ class Inbox(Strict):
 
 
 class Prompt(Strict):
-    max_entries: Annotated[int, Field(ge=0, le=50)]
-    max_bytes: Annotated[int, Field(ge=64, le=65536)]
-    context_max_bytes: Annotated[int, Field(ge=256, le=65536)]
+    max_entries: Annotated[int, Field(ge=0, le=50)] = Field(2, description=(
+        "alerts and trails listed in the coordination block, at most"))
+    max_bytes: Annotated[int, Field(ge=64, le=65536)] = Field(512, description=(
+        "bytes of one listed entry, at most"))
+    context_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(4096, description=(
+        "bytes of the whole turn-start context, at most"))
     inbox: Inbox | None = Field(None, description=(
         "the inbox probe: a count of unread items for the coordination block (absent: off)"))
 
@@ -462,10 +625,17 @@ def _argv(value: object) -> object:
     return value
 
 
-RunWord = Annotated[str, Field(
-    pattern=r"^[^\x00\n\r]{1,4096}$",
-    description="one word of the command: 1 to 4096 characters, no NUL or line break")]
+RUN_WORD = r"^[^\x00\n\r]{1,4096}$"
+RUN_WORD_WORDS = "one word of the command: 1 to 4096 characters, no NUL or line break"
+RunWord = Annotated[str, Field(pattern=RUN_WORD, description=RUN_WORD_WORDS)]
 HOOK_DIR = "{dir}"
+# the built-in jobs a hook may use, and the event each runs on
+JOB_EVENTS: dict[str, Role] = {"context": "prompt", "lock-gate": "pre_tool", "trace": "post_tool",
+                               "closeout": "stop"}
+MatchItem = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9_.:*-]{1,128}$",
+    description="a tool class (any, edit, shell, read), mcp:<server>, or a vendor's tool name: 1 to "
+                "128 letters, digits, '_', '.', ':', '*' and '-'")]
 
 
 class Hook(Strict):
@@ -477,12 +647,21 @@ class Hook(Strict):
     name: ScriptName = Field(description="the hook's name, unique in the spec (its files install "
                                          "under bin/<tentacle_dir>/<name>.d)")
     event: Event = Field(description="the vendor-neutral event the hook runs on")
-    run: Annotated[list[RunWord], Field(min_length=1), BeforeValidator(_argv)] = Field(description=(
+    job: Literal["context", "lock-gate", "trace", "closeout"] | None = Field(None, description=(
+        "a built-in job instead of a command: context (prompt: halt notice, coordination block, "
+        "the end-of-turn contract), lock-gate (pre_tool: file locks, the halt watch, the control "
+        "files), trace (post_tool: a trail line per edited file), closeout (stop: the end-of-turn "
+        "check); each takes its options from its sections ([matrix], [dials], [halt], [protect], "
+        "[prompt], [stop]) and runs behind its own gate"))
+    run: Annotated[list[RunWord], BeforeValidator(_argv), WithJsonSchema({
+        "anyOf": [{"type": "string", "minLength": 1},
+                  {"type": "array", "minItems": 1,
+                   "items": {"type": "string", "pattern": RUN_WORD, "description": RUN_WORD_WORDS}}]})
+    ] = Field([], description=(
         "the command: a list of words, or one string split like sh words (no pipes, no "
         "expansions; write [\"sh\", \"-c\", \"...\"] for those). A bare first word is looked up on "
         "PATH; \"{dir}\" in a word is the directory the hook's files are installed in"))
-    match: Annotated[list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:*-]{1,128}$")]],
-                     Field(min_length=1)] = Field(["any"], description=(
+    match: Annotated[list[MatchItem], Field(min_length=1)] = Field(["any"], description=(
         "pre_tool and post_tool: the tool calls the hook runs on: tool classes any, edit, shell, "
         "read, mcp:<server>, or a vendor's own tool name as it is"))
     failure: Literal["open", "closed"] = Field("open", description=(
@@ -504,12 +683,30 @@ class Hook(Strict):
         for item in self.match:
             if item.startswith("mcp:") and not re.fullmatch(r"mcp:[A-Za-z0-9._-]+", item):
                 raise ValueError(f"match: {item!r}: mcp:<server> names one server")
+        if self.job is not None:
+            self._as_job()
+            return self
+        if not self.run:
+            raise ValueError("run: the command is required (or give a built-in `job`)")
         first = self.run[0]
         if "/" in first and not first.startswith(("/", HOOK_DIR)):
             raise ValueError(f"run: {first!r} is a relative path, which would run from whatever "
                              "directory the vendor starts the hook in: give a command name (looked "
                              "up on PATH), an absolute path, or {dir}/<file> with the file in `files`")
         return self
+
+    def _as_job(self) -> None:
+        want = JOB_EVENTS[str(self.job)]
+        if self.event != want:
+            raise ValueError(f"job: {self.job} runs on {want}, not on {self.event}")
+        given = [k for k in ("run", "files", "deadline_ms") if getattr(self, k)]
+        if self.failure != "open":
+            given.append("failure")
+        if self.match != ["any"]:
+            given.append("match")
+        if given:
+            raise ValueError(f"{', '.join(given)}: a built-in job takes its options from its "
+                             "sections, not these keys (it fails open, under gate.deadline_ms)")
 
     def deadline(self, gate: Gate) -> int:
         return self.deadline_ms if self.deadline_ms is not None else gate.deadline_ms
@@ -646,14 +843,15 @@ class Spec(Strict):
 
     @model_validator(mode="after")
     def _cross_field(self) -> Spec:
-        names = [t.name for t in self.tentacles]
+        names = [t.name for t in self.jobs()]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"tentacles: duplicate name(s) {', '.join(dupes)}")
-        roles = [t.role for t in self.tentacles]
+        roles = [t.role for t in self.jobs()]
         dup_roles = sorted({r for r in roles if roles.count(r) > 1})
         if dup_roles:
-            raise ValueError(f"tentacles: more than one tentacle for role(s) {', '.join(dup_roles)}")
+            raise ValueError(f"tentacles: more than one built-in job for role(s) {', '.join(dup_roles)} "
+                             "(a [[tentacles]] entry or a hook with `job`)")
         if not self.tentacles and not self.hooks:
             raise ValueError("the spec runs nothing: give at least one [[hooks]] or [[tentacles]]")
         self._groups_consistent(names)
@@ -670,13 +868,13 @@ class Spec(Strict):
         return self
 
     def _groups_consistent(self, tentacle_names: list[str]) -> None:
-        names = [h.name for h in self.hooks]
+        names = [h.name for h in self.hooks if h.job is None]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"hooks: duplicate name(s) {', '.join(dupes)}")
         taken = set(tentacle_names) | set(names)
         for event in EVENTS:
-            on = [h for h in self.hooks if h.event == event]
+            on = [h for h in self.hooks if h.event == event and h.job is None]
             if len({h.registered for h in on}) > 1:
                 raise ValueError(f"hooks: the {event} hooks run through one gate: give them all "
                                  "the same `registered`")
@@ -691,7 +889,7 @@ class Spec(Strict):
         """The user hooks by event, in event order; each group keeps the hooks' spec order."""
         out = []
         for event in EVENTS:
-            on = tuple(h for h in self.hooks if h.event == event)
+            on = tuple(h for h in self.hooks if h.event == event and h.job is None)
             if on:
                 out.append(Group(name=self.group_name(event), role=event, phase=event.upper(),
                                  registered=on[0].registered, hooks=on))
@@ -704,9 +902,16 @@ class Spec(Strict):
             return self.gate.deadline_ms
         return sum(h.deadline(self.gate) + self.gate.kill_grace_ms for h in unit.hooks)
 
+    def jobs(self) -> list[Tentacle]:
+        """The built-in jobs: the [[tentacles]], then the hooks that use a `job`."""
+        used = [Tentacle(role=JOB_EVENTS[h.job], name=h.name, registered=h.registered,
+                         phase=f"{self.harness.prefix.upper()} {h.job.upper()}")
+                for h in self.hooks if h.job is not None]
+        return [*self.tentacles, *used]
+
     def gates(self) -> list[Tentacle | Group]:
         """Every gate the spec renders: the built-in jobs, then the groups of user hooks."""
-        return [*self.tentacles, *self.groups()]
+        return [*self.jobs(), *self.groups()]
 
     def _protect_covers_control_files(self) -> None:
         """Every control file of the harness home is in protect.home (or under an entry), and
@@ -723,7 +928,7 @@ class Spec(Strict):
             raise ValueError(f"protect.anywhere: must list the dial file(s) {', '.join(loose)}")
 
     def tentacle(self, role: Role) -> Tentacle | None:
-        return next((t for t in self.tentacles if t.role == role), None)
+        return next((t for t in self.jobs() if t.role == role), None)
 
     def enabled_vendors(self) -> list[str]:
         return sorted(v for v, cfg in self.vendors.items() if cfg.enabled)
