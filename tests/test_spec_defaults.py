@@ -88,8 +88,8 @@ def test_derived_names(tmp_path: Path) -> None:
     assert (spec.dials.suggestibility.env, spec.dials.sitrep.env) == \
         ("ACME_SUGGESTIBILITY", "ACME_SITREP")
     assert spec.dials.sitrep.files == [".acme-guard/sitrep.json", ".acme-guard/project.json"]
-    assert (halt.sentinel_env, halt.distress_env, halt.cli, halt.mcp_server) == \
-        ("ACME_HALT_FILE", "ACME_DISTRESS_FILE", ["acme-guard"], "acme-guard")
+    assert (halt.sentinel_env, halt.distress_env, halt.cli, halt.mcp_servers) == \
+        ("ACME_HALT_FILE", "ACME_DISTRESS_FILE", ["acme-guard"], ["acme-guard"])
     assert (g.deadline_env, g.slow_env, g.threshold_env, g.cooldown_env, g.kill_switch_env,
             g.verdict_env) == ("ACME_HOOK_DEADLINE_MS", "ACME_HOOK_SLOW_MS",
                                "ACME_HOOK_FAILURE_THRESHOLD", "ACME_HOOK_BREAKER_COOLDOWN_MS",

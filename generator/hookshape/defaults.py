@@ -79,7 +79,7 @@ HALT: dict[str, Rule] = {
     "decoders": lambda b: ["base64", "base32", "basenc", "xxd", "openssl", "uudecode", "gpg",
                            "gunzip", "zcat", "rev", "tr"],
     "scan_max_bytes": lambda b: 8192,
-    "mcp_server": lambda b: b.name,
+    "mcp_servers": lambda b: [b.name],
     "daemon_names": lambda b: [b.name],
     "daemon_verbs": lambda b: ["load", "start", "restart", "kickstart", "bootstrap", "enable", "run"],
     "seen_line": lambda b: "control SEEN",

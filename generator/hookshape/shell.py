@@ -13,7 +13,7 @@ import jinja2
 
 from hookshape import outputs
 from hookshape.errors import HookshapeError
-from hookshape.matchers import mcp_prefix
+from hookshape.matchers import mcp_prefixes
 from hookshape.profiles import Profile
 from hookshape.spec import HOOK_DIR, Group, Hook, Spec, Tentacle
 
@@ -138,7 +138,7 @@ def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle | Group) -> d
         "p": prefix,
         "P": prefix.upper(),
         "tentacles": spec.jobs(),
-        "mcp_prefixes": {v.id: mcp_prefix(spec, v) for v in vendors},
+        "mcp_prefixes": {v.id: mcp_prefixes(spec, v) for v in vendors},
         "deadline": spec.deadline(tentacle),
         # user hooks have their own deadlines: only a timeout counts against them, never slowness
         "slow": spec.gate.slow_ms if isinstance(tentacle, Tentacle) else spec.deadline(tentacle),

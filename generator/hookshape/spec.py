@@ -273,6 +273,10 @@ class Dials(Strict):
 
 
 class Halt(Strict):
+    enabled: bool = Field(True, description=(
+        "the halt model: a sentinel file the operator creates blocks the harness CLI, its MCP "
+        "tools and daemon starts, and tells the agent; false: no sentinel check, no halt rule, "
+        "no halt text is rendered (the other [halt] keys are then unused)"))
     sentinel_env: EnvName
     sentinel_default: RelPath
     distress_env: EnvName
@@ -282,11 +286,23 @@ class Halt(Strict):
     shells: list[ScriptName]
     decoders: list[ScriptName]
     scan_max_bytes: Annotated[int, Field(ge=256, le=65536)]
-    mcp_server: ScriptName
+    mcp_servers: list[ScriptName] = Field(symbolic("halt", "mcp_servers"), description=(
+        "the harness's MCP servers: under halt every tool of each is blocked (empty: none)"))
+    daemon_managers: list[ScriptName] = Field(["launchctl", "brew"], description=(
+        "service managers whose start verb naming a daemon_names entry is blocked under halt "
+        "(empty: none)"))
     daemon_names: list[ProcessName]
     daemon_verbs: list[ScriptName]
     seen_line: AsciiLine
     complied_line: AsciiLine
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: object) -> object:
+        if isinstance(data, dict) and "mcp_server" in data:
+            raise ValueError("mcp_server: renamed to mcp_servers, a list "
+                             "(mcp_servers = [\"<server>\"], or [] for none)")
+        return data
 
 
 READERS = ("cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "ls", "stat", "wc",
@@ -502,6 +518,12 @@ class Gate(Strict):
     pid_file: RelPath
     heartbeat_file: RelPath
     heartbeat_max_age_s: PosInt
+    readiness: bool = Field(True, description=(
+        "the readiness lease: a gate runs its job only while ready_file and pid_file agree and "
+        "heartbeat_file is fresh (a harness daemon keeps them); false: no lease check at all"))
+    armed_roots: bool = Field(True, description=(
+        "armed roots: a gate runs its job only at or below a root listed in armed_roots_file; "
+        "false: wherever it is installed"))
     armed_roots_file: RelPath
     kill_switch_file: RelPath
     kill_switch_env: EnvName
@@ -916,7 +938,13 @@ class Spec(Strict):
     def _protect_covers_control_files(self) -> None:
         """Every control file of the harness home is in protect.home (or under an entry), and
         every dial file is in protect.anywhere: the agent must not lift a halt or a lock."""
-        control = {key: str(attrgetter(key)(self)) for key in defaults.CONTROL_FILES}
+        g, h = self.gate, self.halt
+        # a switched-off feature has no control file
+        unused = {"halt.": not h.enabled, "gate.ready_file": not g.readiness,
+                  "gate.pid_file": not g.readiness, "gate.heartbeat_file": not g.readiness,
+                  "gate.armed_roots_file": not g.armed_roots}
+        control = {key: str(attrgetter(key)(self)) for key in defaults.CONTROL_FILES
+                   if not any(off and key.startswith(k) for k, off in unused.items())}
         entries = [e.strip("/") for e in self.protect.home]
         missing = [key for key, path in control.items()
                    if not any(path == e or path.startswith(e + "/") for e in entries)]

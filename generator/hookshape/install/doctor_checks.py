@@ -214,12 +214,14 @@ def check_commands(ctx: Ctx, s: Seen) -> list[Finding]:
                            f"harness home {current}",
                            f"run `{ctx.hs('install')}` (it replaces entries of an old home)"))
     env = ctx.loaded.spec.harness.home_env
+    finds = ("find no readiness lease and let every event through" if ctx.loaded.spec.gate.readiness
+             else "find none of that install's state")
     for home, n in elsewhere.items():
         out.append(Finding("warn", "home-mismatch",
                            f"{n} {s.profile.vendor.display} entr{'ies' if n != 1 else 'y'} run "
                            f"gates installed in {home} (its install ledger is there), but {env} is "
                            f"not set here: the gates read {env} when they run, else use {current}, "
-                           "where they find no readiness lease and let every event through",
+                           f"where they {finds}",
                            f"run {s.profile.vendor.display} with {env}={home} in its environment "
                            f"(e.g. export it in your shell profile; run doctor with it too), or "
                            f"reinstall without {env} so the gates live in {current}"))
@@ -379,6 +381,8 @@ def check_switch_files(ctx: Ctx) -> list[Finding]:
                            f"{gate.kill_switch_off_value} in this environment: every gate exits "
                            "at once",
                            f"unset {gate.kill_switch_env}"))
+    if not halt.enabled:
+        return out
     sentinel = Path(ctx.env.get(halt.sentinel_env) or ctx.homes.harness / halt.sentinel_default)
     if sentinel.exists():
         out.append(Finding("warn", "halted", f"{sentinel} exists: the harness is halted (its CLI "
@@ -402,7 +406,7 @@ def _leased(ctx: Ctx) -> bool:
 
 def check_lease(ctx: Ctx) -> list[Finding]:
     gate, home = ctx.loaded.spec.gate, ctx.homes.harness
-    if _leased(ctx):
+    if not gate.readiness or _leased(ctx):
         return []
     return [Finding("warn", "not-ready", f"no readiness lease ({home / gate.ready_file} and "
                     f"{home / gate.pid_file} do not agree): every gate lets events through unseen",
@@ -412,9 +416,9 @@ def check_lease(ctx: Ctx) -> list[Finding]:
 def check_heartbeat(ctx: Ctx) -> list[Finding]:
     """The lease also needs a fresh heartbeat (mtime within heartbeat_max_age_s, as the gate
     checks it); a stale one makes every gate skip, silently. A future mtime counts as fresh."""
-    if not _leased(ctx):
-        return []  # not-ready already says it
     gate = ctx.loaded.spec.gate
+    if not gate.readiness or not _leased(ctx):
+        return []  # no lease in this harness, or not-ready already says it
     beat, limit = ctx.homes.harness / gate.heartbeat_file, gate.heartbeat_max_age_s
     fix = (f"restart the harness daemon: it must touch {beat} at least every {limit} s")
     try:
@@ -475,6 +479,8 @@ def _lines(path: Path) -> list[str]:
 
 
 def check_armed(ctx: Ctx) -> list[Finding]:
+    if not ctx.loaded.spec.gate.armed_roots:
+        return []
     roots = ctx.homes.harness / ctx.loaded.spec.gate.armed_roots_file
     if _armed(roots, ctx.project):
         return []
