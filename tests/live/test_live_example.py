@@ -5,6 +5,8 @@ file with a reason on stderr; its `reminder` hook (prompt) prints one line of co
 installs the example for one vendor into a scratch home (`harness.Setup` with the example's
 spec) and runs one turn of the real CLI against the mock, asserting on three witnesses as the
 harness tests do: the file system, the next model request, the CLI's exit and final text.
+The example wants no daemon ([gate] readiness and armed_roots are off): the setup gives the
+gates no readiness lease and no armed work dir, only the debug switch (the gates' log).
 
 Documented limitations of the pinned vendors (no bare skips): two CLIs refuse a write to `.env`
 themselves, before their pre-tool hook runs, so the guard never sees that call (the file is safe
@@ -20,10 +22,8 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from pathlib import Path
 
 import pytest
-import tomlkit
 
 from . import harness, runner
 from .harness import Setup
@@ -63,25 +63,14 @@ def guard_reason(s: Setup, rel: str) -> str:
     return f"BLOCKED: {s.target(rel)} is a secrets file; edit .env.example instead."
 
 
-def example_spec(scratch: Path) -> Path:
-    """The spec under test: the default spec with its tentacles replaced by the example's hooks
-    (and the example's harness names, which the hooks' env vars carry)."""
-    base = tomlkit.parse(harness.SPEC.read_text())
-    example = tomlkit.parse(EXAMPLE.read_text())
-    del base["tentacles"]
-    for key in ("name", "prefix", "home_default"):
-        base["harness"][key] = example["harness"][key]  # type: ignore[index]
-    base["hooks"] = example["hooks"]
-    path = scratch / "minimal.toml"
-    path.write_text(tomlkit.dumps(base))
-    return path
-
-
 @pytest.fixture
 def setup(request, live_clis):
+    """The example installed for the test's vendor: no lease, no armed root (see above)."""
     vendor = request.node.callspec.params["vendor"]
     with harness.scratch_dir(vendor) as scratch:
-        yield harness.setup(vendor, scratch, example_spec(scratch))
+        s = Setup(vendor, scratch, EXAMPLE).install()
+        s.debug()
+        yield s
 
 
 def assert_reminded(vendor: str, turn: harness.Turn, why: str) -> None:
