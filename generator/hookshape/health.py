@@ -213,7 +213,8 @@ def _int(text: str | None) -> int | None:
     return int(text) if text is not None and text.lstrip("-").isdigit() else None
 
 
-def _lines(path: Path) -> list[str]:
+def text_lines(path: Path) -> list[str]:
+    """A text file's lines, undecodable bytes replaced; none when it cannot be read."""
     try:
         return path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -224,7 +225,7 @@ def events(spec: Spec, home: Path, limit: int = 10) -> list[Event]:
     """The last `limit` calls in the debug log (and its rotated half), oldest first."""
     log = home / spec.gate.debug_log
     found: dict[str, Event] = {}
-    for line in _lines(log.with_name(log.name + ".1")) + _lines(log):
+    for line in text_lines(log.with_name(log.name + ".1")) + text_lines(log):
         f = _fields(line)
         run, ev = f.get("run"), f.get("ev")
         try:

@@ -81,10 +81,17 @@ def environment(root: str) -> jinja2.Environment:
         autoescape=False,
     )
     env.filters.update(sq=sh_quote, awks=awk_string, awkmsg=awk_message, awklist=awk_list,
-                       shmsg=sh_message)
+                       shmsg=sh_message, oneline=one_line)
     env.globals.update(answer_json=outputs.stdout_text, answer_tpl=outputs.awk_template,
                        answer_err=outputs.on_stderr)
     return env
+
+
+def one_line(text: object, limit: int = 80) -> str:
+    """Text for a comment line of a script: control characters as spaces (a line break would end
+    the comment and make the rest code), runs of blanks as one, at most `limit` characters."""
+    flat = " ".join("".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in str(text)).split())
+    return flat if len(flat) <= limit else flat[:limit - 3] + "..."
 
 
 def sh_message(template: str, mapping: dict[str, str]) -> str:

@@ -647,9 +647,9 @@ def _argv(value: object) -> object:
     return value
 
 
-RUN_WORD = r"^[^\x00\n\r]{1,4096}$"
-RUN_WORD_WORDS = "one word of the command: 1 to 4096 characters, no NUL or line break"
-RunWord = Annotated[str, Field(pattern=RUN_WORD, description=RUN_WORD_WORDS)]
+RUN_WORD = r"^[^\x00]+$"
+RUN_WORD_WORDS = "one word of the command: 1 to 65536 characters, no NUL (a script for sh -c may span lines)"
+RunWord = Annotated[str, Field(pattern=RUN_WORD, max_length=65536, description=RUN_WORD_WORDS)]
 HOOK_DIR = "{dir}"
 # the built-in jobs a hook may use, and the event each runs on
 JOB_EVENTS: dict[str, Role] = {"context": "prompt", "lock-gate": "pre_tool", "trace": "post_tool",
