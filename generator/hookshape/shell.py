@@ -4,6 +4,7 @@ template's final newline survives), plus filters that make spec text safe as sh 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -54,18 +55,27 @@ def awk_string(value: object) -> str:
     return '"' + text + '"'
 
 
-def awk_message(template: str, mapping: dict[str, str]) -> str:
-    """A spec message with {placeholders} as an awk concatenation of literals and expressions."""
+def _message(template: str, literal: Callable[[str], str], slot: Callable[[str], str | None]) -> list[str]:
+    """A spec message cut at its {placeholders}: each literal run through `literal`, each
+    placeholder through `slot` (None: the placeholder stays literal text)."""
     parts: list[str] = []
     pos = 0
     for m in _PLACEHOLDER.finditer(template):
+        expr = slot(m.group(1))
+        if expr is None:
+            continue
         if m.start() > pos:
-            parts.append(awk_string(template[pos:m.start()]))
-        parts.append("(" + mapping[m.group(1)] + ")")
+            parts.append(literal(template[pos:m.start()]))
+        parts.append(expr)
         pos = m.end()
     if pos < len(template) or not parts:
-        parts.append(awk_string(template[pos:]))
-    return " ".join(parts)
+        parts.append(literal(template[pos:]))
+    return parts
+
+
+def awk_message(template: str, mapping: dict[str, str]) -> str:
+    """A spec message with {placeholders} as an awk concatenation of literals and expressions."""
+    return " ".join(_message(template, awk_string, lambda name: "(" + mapping[name] + ")"))
 
 
 def awk_list(values: list[str]) -> str:
@@ -100,18 +110,8 @@ def one_line(text: object, limit: int = 80) -> str:
 def sh_message(template: str, mapping: dict[str, str]) -> str:
     """A spec message with {placeholders} as one sh word: literal parts single-quoted, each
     placeholder the double-quoted expansion of its variable (`{"hook": "$1"}`)."""
-    parts: list[str] = []
-    pos = 0
-    for m in _PLACEHOLDER.finditer(template):
-        if m.group(1) not in mapping:
-            continue
-        if m.start() > pos:
-            parts.append(sh_quote(template[pos:m.start()]))
-        parts.append('"' + mapping[m.group(1)] + '"')
-        pos = m.end()
-    if pos < len(template) or not parts:
-        parts.append(sh_quote(template[pos:]))
-    return "".join(parts)
+    return "".join(_message(template, sh_quote,
+                            lambda name: '"' + mapping[name] + '"' if name in mapping else None))
 
 
 def _hook_word(prefix: str, hook: Hook, word: str) -> str:
