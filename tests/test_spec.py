@@ -178,7 +178,7 @@ BAD_SPECS = [
     Bad("vendor-timeout-below-deadline-plus-margin", vendor_timeout_too_low,
         r"(vendors\.claude\.timeout_ms|gate\.deadline_ms)", "must be at least"),
     Bad("duplicate-tentacle-names", duplicate_names, r"tentacles(\[\d+\]\.name)?", "duplicate name"),
-    Bad("duplicate-roles", duplicate_roles, r"tentacles(\[\d+\]\.role)?", "more than one tentacle"),
+    Bad("duplicate-roles", duplicate_roles, r"tentacles(\[\d+\]\.role)?", "more than one built-in job"),
     Bad("matcher-regex-does-not-compile", bad_matcher_regex,
         r"tentacles\[1\]\.matcher\.claude", "not a valid regex"),
     Bad("dial-default-not-in-values", set_key("dials.suggestibility.default", "strict"),

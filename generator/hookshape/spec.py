@@ -277,24 +277,38 @@ class Halt(Strict):
         "the halt model: a sentinel file the operator creates blocks the harness CLI, its MCP "
         "tools and daemon starts, and tells the agent; false: no sentinel check, no halt rule, "
         "no halt text is rendered (the other [halt] keys are then unused)"))
-    sentinel_env: EnvName
-    sentinel_default: RelPath
-    distress_env: EnvName
-    distress_default: RelPath
-    cli: Annotated[list[ScriptName], Field(min_length=1)]
-    allowed_args: list[ArgWord]
-    shells: list[ScriptName]
-    decoders: list[ScriptName]
-    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)]
+    sentinel_env: EnvName = Field(symbolic("halt", "sentinel_env"), description=(
+        "the env var that moves the halt sentinel"))
+    sentinel_default: RelPath = Field(symbolic("halt", "sentinel_default"), description=(
+        "the halt sentinel under the harness home: while it exists the harness is halted; its "
+        "first line is the reason"))
+    distress_env: EnvName = Field(symbolic("halt", "distress_env"), description=(
+        "the env var that moves the distress file"))
+    distress_default: RelPath = Field(symbolic("halt", "distress_default"), description=(
+        "the distress file under the harness home (SEEN / COMPLIED lines are appended to it)"))
+    cli: Annotated[list[ScriptName], Field(min_length=1)] = Field(symbolic("halt", "cli"), description=(
+        "the harness CLI names: blocked under halt except with allowed_args"))
+    allowed_args: list[ArgWord] = Field(symbolic("halt", "allowed_args"), description=(
+        "arguments with which the harness CLI stays allowed under halt"))
+    shells: list[ScriptName] = Field(symbolic("halt", "shells"), description=(
+        "what runs decoded text: with a decoder in one command, blocked under halt"))
+    decoders: list[ScriptName] = Field(symbolic("halt", "decoders"), description=(
+        "decoders that, with a shell or eval in the same command, are blocked under halt"))
+    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(symbolic("halt", "scan_max_bytes"), description=(
+        "a longer shell command is blocked under halt without a scan"))
     mcp_servers: list[ScriptName] = Field(symbolic("halt", "mcp_servers"), description=(
         "the harness's MCP servers: under halt every tool of each is blocked (empty: none)"))
     daemon_managers: list[ScriptName] = Field(["launchctl", "brew"], description=(
         "service managers whose start verb naming a daemon_names entry is blocked under halt "
         "(empty: none)"))
-    daemon_names: list[ProcessName]
-    daemon_verbs: list[ScriptName]
-    seen_line: AsciiLine
-    complied_line: AsciiLine
+    daemon_names: list[ProcessName] = Field(symbolic("halt", "daemon_names"), description=(
+        "the harness daemon's names: starting one through a daemon manager is blocked under halt"))
+    daemon_verbs: list[ScriptName] = Field(symbolic("halt", "daemon_verbs"), description=(
+        "the start verbs of the daemon managers"))
+    seen_line: AsciiLine = Field(symbolic("halt", "seen_line"), description=(
+        "the line written to the distress file when the agent first meets the halt"))
+    complied_line: AsciiLine = Field(symbolic("halt", "complied_line"), description=(
+        "the line written when a halted turn ends without a blocked call"))
 
     @model_validator(mode="before")
     @classmethod
@@ -502,37 +516,63 @@ class Prompt(Strict):
 
 
 class Gate(Strict):
-    deadline_ms: Annotated[int, Field(ge=50, le=600_000)]
-    deadline_env: EnvName
-    slow_ms: PosInt
-    slow_env: EnvName
-    failure_threshold: Annotated[int, Field(ge=1, le=100)]
-    threshold_env: EnvName
-    cooldown_ms: PosInt
-    cooldown_env: EnvName
-    kill_grace_ms: Annotated[int, Field(ge=10, le=10_000)]
-    watch_poll_ms: Annotated[int, Field(ge=10, le=60_000)]
-    vendor_margin_ms: Annotated[int, Field(ge=100)]
-    health_dir: RelPath
-    ready_file: RelPath
-    pid_file: RelPath
-    heartbeat_file: RelPath
-    heartbeat_max_age_s: PosInt
+    deadline_ms: Annotated[int, Field(ge=50, le=600_000)] = Field(symbolic("gate", "deadline_ms"), description=(
+        "the gate's deadline for its job; a job still running then is killed (TERM, kill grace, "
+        "KILL) and the call allowed"))
+    deadline_env: EnvName = Field(symbolic("gate", "deadline_env"), description=(
+        "the env var that overrides deadline_ms at run time"))
+    slow_ms: PosInt = Field(symbolic("gate", "slow_ms"), description=(
+        "a built-in job slower than this counts a breaker failure (its answer still stands)"))
+    slow_env: EnvName = Field(symbolic("gate", "slow_env"), description=(
+        "the env var that overrides slow_ms"))
+    failure_threshold: Annotated[int, Field(ge=1, le=100)] = Field(symbolic("gate", "failure_threshold"), description=(
+        "failures in a row that open the breaker"))
+    threshold_env: EnvName = Field(symbolic("gate", "threshold_env"), description=(
+        "the env var that overrides failure_threshold"))
+    cooldown_ms: PosInt = Field(symbolic("gate", "cooldown_ms"), description=(
+        "how long an open breaker skips the job before one call probes it"))
+    cooldown_env: EnvName = Field(symbolic("gate", "cooldown_env"), description=(
+        "the env var that overrides cooldown_ms"))
+    kill_grace_ms: Annotated[int, Field(ge=10, le=10_000)] = Field(symbolic("gate", "kill_grace_ms"), description=(
+        "between TERM and KILL of a job past its deadline"))
+    watch_poll_ms: Annotated[int, Field(ge=10, le=60_000)] = Field(symbolic("gate", "watch_poll_ms"), description=(
+        "how often the deadline watchdog looks whether its job has ended"))
+    vendor_margin_ms: Annotated[int, Field(ge=100)] = Field(symbolic("gate", "vendor_margin_ms"), description=(
+        "every vendor timeout must exceed the longest gate deadline by at least this"))
+    health_dir: RelPath = Field(symbolic("gate", "health_dir"), description=(
+        "breaker state, probes and capture files, under the harness home"))
+    ready_file: RelPath = Field(symbolic("gate", "ready_file"), description=(
+        "readiness lease: the daemon's ready file (its first line, a pid, must match pid_file)"))
+    pid_file: RelPath = Field(symbolic("gate", "pid_file"), description=(
+        "readiness lease: the daemon's pid file"))
+    heartbeat_file: RelPath = Field(symbolic("gate", "heartbeat_file"), description=(
+        "readiness lease: a file the daemon touches"))
+    heartbeat_max_age_s: PosInt = Field(symbolic("gate", "heartbeat_max_age_s"), description=(
+        "readiness lease: the heartbeat's greatest age"))
     readiness: bool = Field(True, description=(
         "the readiness lease: a gate runs its job only while ready_file and pid_file agree and "
         "heartbeat_file is fresh (a harness daemon keeps them); false: no lease check at all"))
     armed_roots: bool = Field(True, description=(
         "armed roots: a gate runs its job only at or below a root listed in armed_roots_file; "
         "false: wherever it is installed"))
-    armed_roots_file: RelPath
-    kill_switch_file: RelPath
-    kill_switch_env: EnvName
-    kill_switch_off_value: Alnum
-    debug_switch_file: RelPath
-    debug_log: RelPath
-    debug_log_max_bytes: Annotated[int, Field(ge=1024)]
-    verdict_env: EnvName
-    verdict_code: Annotated[int, Field(ge=3, le=125)]
+    armed_roots_file: RelPath = Field(symbolic("gate", "armed_roots_file"), description=(
+        "one absolute project root per line: gates act at or below these only"))
+    kill_switch_file: RelPath = Field(symbolic("gate", "kill_switch_file"), description=(
+        "while it exists every gate exits 0 at once"))
+    kill_switch_env: EnvName = Field(symbolic("gate", "kill_switch_env"), description=(
+        "this env var set to kill_switch_off_value does the same"))
+    kill_switch_off_value: Alnum = Field(symbolic("gate", "kill_switch_off_value"), description=(
+        "the value of kill_switch_env that switches the gates off"))
+    debug_switch_file: RelPath = Field(symbolic("gate", "debug_switch_file"), description=(
+        "while it exists every gate logs a start and an end line per call to debug_log"))
+    debug_log: RelPath = Field(symbolic("gate", "debug_log"), description=(
+        "the gates' debug log (no payload content), under the harness home"))
+    debug_log_max_bytes: Annotated[int, Field(ge=1024)] = Field(symbolic("gate", "debug_log_max_bytes"), description=(
+        "the debug log is rotated to .1 past this size"))
+    verdict_env: EnvName = Field(symbolic("gate", "verdict_env"), description=(
+        "the env var by which a gate asks its job to signal a verdict with verdict_code"))
+    verdict_code: Annotated[int, Field(ge=3, le=125)] = Field(symbolic("gate", "verdict_code"), description=(
+        "the exit code of a job's verdict under its gate (the gate turns it into the vendor's block)"))
 
     @model_validator(mode="after")
     def _slow_below_deadline(self) -> Gate:
