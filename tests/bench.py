@@ -382,7 +382,7 @@ def hook_cases(tmp: Path, env: dict[str, str], project: Path, bare: float) -> li
     same guard run alone (`sh -c` with the view already in its environment): what the adapter and
     gate add to a hand-written hook."""
     sys.path.insert(0, str(ROOT / "generator"))
-    from hookshape.loader import load
+    from hookshape.spec.load import load
 
     spec_path = ROOT / "examples" / "minimal.toml"
     out = tmp / "minimal"

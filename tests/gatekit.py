@@ -20,9 +20,10 @@ from pathlib import Path
 
 from tests.shells import DIST, MATRIX, ROOT, Result, Shell, run, shell
 
-from hookshape import health, outputs
-from hookshape.loader import load
-from hookshape.profiles import Profile
+from hookshape.diagnose import health
+from hookshape.plan import outputs
+from hookshape.spec.load import load
+from hookshape.spec.profiles import Profile
 
 LOADED = load(ROOT / "hookshape.toml")
 SPEC = LOADED.spec

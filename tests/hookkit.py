@@ -9,7 +9,7 @@ exit code), `<hook>.out` and `<hook>.err` (copied to stdout and stderr), `<hook>
 after writing its own pid and its child's to `<hook>.pids`).
 
 The vendors' events are built from their profiles (the payload fields each one names) with the
-conformance oracle's put(); the answers are read with hookshape.outputs, never written out here.
+conformance oracle's put(); the answers are read with hookshape.plan.outputs, never written out here.
 """
 
 from __future__ import annotations
@@ -33,10 +33,12 @@ from tests.conformance.oracle import put
 from tests.shells import MATRIX, ROOT, Shell, shell
 from tests.tentaclekit import patch_body
 
-from hookshape import outputs, plan, writer
-from hookshape.loader import Loaded, load
-from hookshape.profiles import Profile, load_profiles
-from hookshape.spec import Event, Group, Spec
+from hookshape.plan import artifacts as plan
+from hookshape.plan import outputs
+from hookshape.render import write as writer
+from hookshape.spec.load import Loaded, load
+from hookshape.spec.model import Event, Group, Spec
+from hookshape.spec.profiles import Profile, load_profiles
 
 BASE_SPEC = ROOT / "hookshape.toml"
 PROFILES: dict[str, Profile] = load_profiles()

@@ -21,9 +21,9 @@ import pytest
 from click.testing import CliRunner
 
 from hookshape.cli import cli
+from hookshape.edit.managed import commands
 from hookshape.errors import HookshapeError
-from hookshape.install.managed import commands
-from hookshape.loader import Loaded, load
+from hookshape.spec.load import Loaded, load
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"

@@ -31,8 +31,8 @@ from typing import Any
 import pytest
 from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell
 
-from hookshape import outputs
-from hookshape.profiles import load_profiles
+from hookshape.plan import outputs
+from hookshape.spec.profiles import load_profiles
 
 __all__ = ["CORE", "FIXTURES", "VENDORS"]
 
@@ -73,8 +73,8 @@ SHELL_IDS = [s.name for s in CORE]
 def render(out: Path, spec: Path = SPEC_PATH, profile_dirs: list[Path] | None = None) -> Path:
     """Render the tentacles (and the gates once their template exists) under out; returns the
     tentacle directory (out/bin/<tentacle_dir>)."""
-    from hookshape.loader import load
-    from hookshape.plan import shell_artifact
+    from hookshape.plan.artifacts import shell_artifact
+    from hookshape.spec.load import load
 
     loaded = load(spec, profile_dirs)
     sub = loaded.spec.harness.tentacle_dir
@@ -505,7 +505,7 @@ def halt_msg(reason: str) -> str:
     return MSG["halt_block"].format(reason=reason)
 
 
-# the answers each vendor gives, from its profile's [output] (hookshape.outputs reads them)
+# the answers each vendor gives, from its profile's [output] (hookshape.plan.outputs reads them)
 
 def tool_block(vendor: str, reason: str) -> dict[str, Any] | None:
     return outputs.stdout_object(PROFILES[vendor], "deny", reason, "pre_tool")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hookshape.loader import load
+from hookshape.spec.load import load
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"
@@ -405,8 +405,8 @@ def test_pattern_errors_never_quote_a_regex() -> None:
     """Every pattern in the spec model has words: the JSON schema carries them as the
     description, and a mismatch says them instead of the regex."""
     from hookshape.commands.schema import schema
-    from hookshape.spec import Spec
-    from hookshape.validation import pattern_words
+    from hookshape.spec.model import Spec
+    from hookshape.spec.validation import pattern_words
 
     def patterns(node: object) -> list[dict[str, object]]:
         if isinstance(node, dict):

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from hookshape.configs import file_name
-from hookshape.loader import load
-from hookshape.plan import config_artifacts
+from hookshape.plan.artifacts import config_artifacts
+from hookshape.plan.configs import file_name
+from hookshape.spec.load import load
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"

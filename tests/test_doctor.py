@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from tests.installkit import HARNESS, doctor, install
 
-from hookshape.profiles import builtin_dir, load_profiles
+from hookshape.spec.profiles import builtin_dir, load_profiles
 
 pytest_plugins = ["tests.installkit"]  # fixtures: home
 

@@ -45,9 +45,10 @@ from tests.gatekit import (
 )
 from tests.shells import DIST, ROOT, fixture, run, wait_gone
 
-from hookshape import health, outputs
-from hookshape.loader import load
-from hookshape.plan import script_artifacts
+from hookshape.diagnose import health
+from hookshape.plan import outputs
+from hookshape.plan.artifacts import script_artifacts
+from hookshape.spec.load import load
 
 SPEC_FILE = ROOT / "hookshape.toml"
 

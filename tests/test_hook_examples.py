@@ -38,9 +38,9 @@ from tests.shells import ROOT, Shell
 from tests.tentaclekit import farm
 from tests.test_spec import hookshape
 
-from hookshape import outputs
-from hookshape.loader import load
-from hookshape.spec import Event
+from hookshape.plan import outputs
+from hookshape.spec.load import load
+from hookshape.spec.model import Event
 
 pytest_plugins = ["tests.hookkit"]  # fixtures: interps
 

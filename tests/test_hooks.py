@@ -43,9 +43,10 @@ from tests.installkit import hs
 from tests.shells import ROOT, Shell, wait_gone
 from tests.test_spec import assert_user_error, hookshape
 
-from hookshape import health, outputs
-from hookshape.loader import load
-from hookshape.spec import EVENTS, Event
+from hookshape.diagnose import health
+from hookshape.plan import outputs
+from hookshape.spec.load import load
+from hookshape.spec.model import EVENTS, Event
 
 pytest_plugins = ["tests.hookkit"]  # fixtures: interps, box
 

@@ -41,12 +41,12 @@ from tests.installkit import (
     without_ours,
 )
 
+from hookshape.edit import jsonedit as je
+from hookshape.edit.managed import commands
 from hookshape.errors import HookshapeError
 from hookshape.install import fsops
-from hookshape.install import jsonedit as je
 from hookshape.install import lock as locks
-from hookshape.install.managed import commands
-from hookshape.plan import script_artifacts
+from hookshape.plan.artifacts import script_artifacts
 
 pytest_plugins = ["tests.installkit"]  # fixtures: home
 

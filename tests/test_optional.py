@@ -18,9 +18,9 @@ from tests.installkit import hs
 from tests.shells import ROOT
 from tests.tentaclekit import halt_msg, p_edit, p_prompt, p_shell, p_stop, p_tool, render, tool_block
 
-from hookshape import matchers
 from hookshape.commands import status
-from hookshape.loader import load
+from hookshape.plan import matchers
+from hookshape.spec.load import load
 
 SPEC_FILE = ROOT / "hookshape.toml"
 REASON = "maintenance window"

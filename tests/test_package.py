@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 from tests.tentaclekit import suffix
 
-from hookshape import __version__, outputs
-from hookshape.loader import Loaded, load
-from hookshape.packaging import DEFAULT_EPOCH, top_name
-from hookshape.plan import build
+from hookshape import __version__
+from hookshape.plan import outputs
+from hookshape.plan.artifacts import build
+from hookshape.render.package import DEFAULT_EPOCH, top_name
+from hookshape.spec.load import Loaded, load
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hookshape.profiles import Profile, builtin_dir, load_profile, load_profiles
-from hookshape.spec import EVENTS
+from hookshape.spec.model import EVENTS
+from hookshape.spec.profiles import Profile, builtin_dir, load_profile, load_profiles
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"

@@ -22,8 +22,8 @@ import tomlkit
 from tests.tentaclekit import suffix
 
 from hookshape import __version__
-from hookshape.loader import load
-from hookshape.profiles import builtin_dir
+from hookshape.spec.load import load
+from hookshape.spec.profiles import builtin_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"
@@ -123,8 +123,8 @@ def test_renders_from_different_cwds_and_spec_copies_are_identical(tmp_path: Pat
 
 
 def test_render_twice_in_process_is_identical() -> None:
-    from hookshape.loader import load
-    from hookshape.plan import build
+    from hookshape.plan.artifacts import build
+    from hookshape.spec.load import load
 
     first = [(a.path, a.mode, a.data) for a in build(load(SPEC))]
     second = [(a.path, a.mode, a.data) for a in build(load(SPEC))]
@@ -190,7 +190,7 @@ def test_manifest_lists_every_artifact(rendered: Path) -> None:
 
 
 def test_capabilities_json_has_one_cell_per_tentacle_and_vendor(rendered: Path) -> None:
-    from hookshape.loader import load
+    from hookshape.spec.load import load
 
     loaded = load(SPEC)
     data = json.loads((rendered / "CAPABILITIES.json").read_text())
@@ -275,7 +275,7 @@ def test_generated_shell_parses(rendered: Path) -> None:
 
 
 def test_layout_gates_and_tentacles(rendered: Path) -> None:
-    from hookshape.loader import load
+    from hookshape.spec.load import load
 
     spec = load(SPEC).spec
     files = tree(rendered)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from hookshape.commands.schema import DIALECT, schema_text
-from hookshape.spec import Spec
+from hookshape.spec.model import Spec
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"
@@ -140,7 +140,7 @@ def test_schema_directive_leaves_the_spec_valid(tmp_path: Path) -> None:
 REQUIRED = {("Harness", "name"), ("Harness", "prefix"), ("Spec", "harness"), ("Tentacle", "role"),
             ("Hook", "name"), ("Hook", "event")}
 # models whose fields are being changed elsewhere: their descriptions and defaults are still to
-# come (their missing keys are filled by hookshape.defaults meanwhile); empty this set when done
+# come (their missing keys are filled by hookshape.spec.defaults meanwhile); empty this set when done
 PENDING_DESCRIPTIONS_AND_DEFAULTS: set[str] = set()
 
 

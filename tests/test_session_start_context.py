@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from tests.shells import FIXTURES, ROOT, run, shell
 
-from hookshape import outputs
-from hookshape.loader import load
-from hookshape.plan import script_artifacts
-from hookshape.profiles import load_profiles
+from hookshape.plan import outputs
+from hookshape.plan.artifacts import script_artifacts
+from hookshape.spec.load import load
+from hookshape.spec.profiles import load_profiles
 
 TEXT = "The branch is main; run make test before a commit."
 HOOK = f"""

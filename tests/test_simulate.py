@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from tests.installkit import SPEC, hs, loaded
 
-from hookshape import outputs
-from hookshape.install.verdict import Run, verdict
-from hookshape.profiles import Profile
+from hookshape.diagnose.verdict import Run, verdict
+from hookshape.plan import outputs
+from hookshape.spec.profiles import Profile
 
 LOADED = loaded()
 VENDORS = sorted(LOADED.profiles)
@@ -41,7 +41,7 @@ def obj_of(stdout: str) -> dict[str, Any] | None:
 
 
 def expected(profile: Profile, role: str, code: int, out: dict[str, Any] | None) -> str:
-    """The verdict's opening words, from the profile's answers (read by hookshape.outputs)."""
+    """The verdict's opening words, from the profile's answers (read by hookshape.plan.outputs)."""
     name = profile.vendor.display
     if role == "stop" and outputs.read(profile, "stop", out, "stop") is not None:
         return f"{name} keeps the agent working with: "

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from hookshape import defaults
 from hookshape.commands.schema import schema
-from hookshape.loader import load
-from hookshape.spec import Spec, _usable
+from hookshape.spec import defaults
+from hookshape.spec.load import load
+from hookshape.spec.model import Spec, _usable
 from test_spec import SPEC, assert_user_error, hookshape
 
 MINIMAL = """\

@@ -28,8 +28,8 @@ from tests.shells import ROOT, shell
 from tests.tentaclekit import Pd, p_edit, p_prompt, p_shell, p_stop, render, suffix
 
 from hookshape.errors import HookshapeError
-from hookshape.loader import load
-from hookshape.spec import Spec
+from hookshape.spec.load import load
+from hookshape.spec.model import Spec
 
 SPEC_PATH = ROOT / "hookshape.toml"
 DEFAULT: dict[str, Any] = tomllib.loads(SPEC_PATH.read_text(encoding="utf-8"))

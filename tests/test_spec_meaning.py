@@ -13,8 +13,8 @@ import tomlkit
 from tests.test_spec import SPEC, Bad, assert_user_error, hookshape, write_bad
 
 from hookshape.errors import HookshapeError
-from hookshape.loader import load
-from hookshape.spec import Spec
+from hookshape.spec.load import load
+from hookshape.spec.model import Spec
 
 
 def edited(tmp_path: Path, edit: Callable[[Any], None]) -> Path:

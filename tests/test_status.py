@@ -12,7 +12,7 @@ import pytest
 from tests.gatekit import CRASH, GATE, NAMES, PHASES, SILENT, SPEC, Rig
 from tests.shells import ROOT
 
-from hookshape import health
+from hookshape.diagnose import health
 
 HOME_DIR = SPEC.harness.home_default.removeprefix("~/")
 

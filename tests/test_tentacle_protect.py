@@ -28,8 +28,8 @@ from tests.tentaclekit import (
     tool_block,
 )
 
-from hookshape.profiles import ProfileError, builtin_dir, load_profile
-from hookshape.spec import Spec
+from hookshape.spec.model import Spec
+from hookshape.spec.profiles import ProfileError, builtin_dir, load_profile
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
 

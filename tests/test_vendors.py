@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hookshape.profiles import builtin_dir, load_profiles
-from hookshape.spec import ROLES
+from hookshape.spec.model import ROLES
+from hookshape.spec.profiles import builtin_dir, load_profiles
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"

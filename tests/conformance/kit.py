@@ -22,9 +22,9 @@ from typing import Any
 
 from tests.shells import AWK_PREFER, FIXTURES, MATRIX, ROOT, Shell, tentacle_awk
 
-from hookshape import outputs
-from hookshape.profiles import load_profiles
-from hookshape.spec import VIEW, Contract
+from hookshape.plan import outputs
+from hookshape.spec.model import VIEW, Contract
+from hookshape.spec.profiles import load_profiles
 
 __all__ = ["FIXTURES", "MATRIX", "ROOT", "VENDORS", "Shell"]
 
@@ -96,7 +96,7 @@ class Rendered:
 @contextmanager
 def templates_at(templates: Path | None) -> Iterator[None]:
     """Point the generator's template loader at another templates/ tree (in this process)."""
-    from hookshape import shell as hs_shell
+    from hookshape.render import jinja as hs_shell
 
     if templates is None:
         yield
@@ -113,8 +113,10 @@ def render(out: Path, templates: Path | None = None, spec: Path = SPEC_PATH) -> 
     """Render `spec` (default: the default spec) into `out` (like `hookshape render --out`), from
     `templates` (default: the repository's). Until the gate template exists, only the tentacles
     render."""
-    from hookshape import loader, plan, writer
     from hookshape.errors import HookshapeError
+    from hookshape.plan import artifacts as plan
+    from hookshape.render import write as writer
+    from hookshape.spec import load as loader
 
     loaded = loader.load(spec)
     names = {unit.role: unit.name for unit in loaded.spec.gates()}
@@ -362,7 +364,7 @@ EVENTS = {v: {r: p.events.of(r) for r in ("prompt", "pre_tool", "post_tool", "st
           for v, p in PROFILES.items()}
 
 # the answers each tentacle may give (kinds of a profile's [output]); what each looks like on a
-# vendor is its profile's answer, read by hookshape.outputs (a gate's breaker notice is a context)
+# vendor is its profile's answer, read by hookshape.plan.outputs (a gate's breaker notice is a context)
 SHAPES: dict[str, tuple[outputs.Kind, ...]] = {
     "prompt": ("context",), "pre_tool": ("deny", "context", "warn", "allow"),
     "post_tool": ("context",), "stop": ("stop", "suggest"),

@@ -18,7 +18,7 @@ from tests.conformance.kit import CONTRACT, EVENTS, MSG, PROFILES, SPEC
 from tests.jsonref import ABSENT, lookup, py_cap
 from tests.tentaclekit import CODEX_BLANKS, suffix
 
-from hookshape import outputs
+from hookshape.plan import outputs
 
 CAPS = SPEC["matrix"]
 PROTECT = SPEC["protect"]

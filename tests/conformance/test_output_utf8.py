@@ -37,7 +37,7 @@ from tests.conformance.kit import BLOCKING, MATRIX, NAMES, SPEC_PATH, VENDORS, S
 from tests.tentaclekit import render as render_tentacles
 from tests.tentaclekit import run_script
 
-from hookshape import outputs
+from hookshape.plan import outputs
 
 # the awk farms and the runner of the fuzz suite (pytest finds these fixtures by their names here)
 awk_dirs = fz.awk_dirs

@@ -36,8 +36,8 @@ from pathlib import Path
 
 from tests.tentaclekit import suffix  # the one copy of the lock key rule (README, "Lock keys")
 
-from hookshape.loader import load
-from hookshape.spec import Spec
+from hookshape.spec.load import load
+from hookshape.spec.model import Spec
 
 from . import runner
 from .mock.server import MockServer, Script

@@ -51,7 +51,7 @@ import time
 
 import pytest
 
-from hookshape.profiles import load_profiles
+from hookshape.spec.profiles import load_profiles
 
 from . import harness, runner
 from .harness import SITREP_TEXT, Setup, alert_line, lock_line

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from hookshape.capabilities import table, to_json, to_markdown
 from hookshape.commands.options import profiles_option, spec_option
-from hookshape.loader import SpecChoice
+from hookshape.plan.capabilities import table, to_json, to_markdown
+from hookshape.spec.load import SpecChoice
 
 
 @click.command("capabilities")

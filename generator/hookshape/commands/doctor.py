@@ -11,11 +11,11 @@ from pathlib import Path
 import click
 
 from hookshape.commands.options import profiles_option, repeated_options, spec_option
+from hookshape.diagnose.doctor import context, diagnose
+from hookshape.diagnose.findings import Report
 from hookshape.install import request
-from hookshape.install.doctor_checks import context, diagnose
-from hookshape.install.findings import Report
 from hookshape.install.options import home_option, vendor_option
-from hookshape.loader import SpecChoice
+from hookshape.spec.load import SpecChoice
 
 MARK = {"error": "error", "warn": "warn ", "info": "info "}
 

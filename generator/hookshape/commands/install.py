@@ -17,7 +17,7 @@ from hookshape.install.options import (
     vendor_option,
 )
 from hookshape.install.paths import Scope
-from hookshape.loader import SpecChoice
+from hookshape.spec.load import SpecChoice
 
 
 @click.command("install")

@@ -12,7 +12,7 @@ import click
 from click.core import ParameterSource
 
 from hookshape.errors import HookshapeError
-from hookshape.loader import SPEC_ENV, SpecChoice
+from hookshape.spec.load import SPEC_ENV, SpecChoice
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from hookshape.commands.options import profiles_option, spec_option
-from hookshape.loader import SpecChoice
-from hookshape.packaging import package
+from hookshape.render.package import package
+from hookshape.spec.load import SpecChoice
 
 
 @click.command("package")

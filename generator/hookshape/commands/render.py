@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 
 from hookshape.commands.options import profiles_option, repeated_options, spec_option
-from hookshape.loader import Loaded, SpecChoice
-from hookshape.plan import build
-from hookshape.writer import diff_plan, write_plan
+from hookshape.plan.artifacts import build
+from hookshape.render.write import diff_plan, write_plan
+from hookshape.spec.load import Loaded, SpecChoice
 
 
 def default_out(loaded: Loaded) -> Path:

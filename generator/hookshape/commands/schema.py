@@ -9,9 +9,9 @@ from typing import Any
 import click
 
 from hookshape.errors import HookshapeError
-from hookshape.plan import DATA
-from hookshape.spec import Spec
-from hookshape.writer import write_atomic
+from hookshape.plan.artifacts import DATA
+from hookshape.render.write import write_atomic
+from hookshape.spec.model import Spec
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 TITLE = "hookshape spec (hookshape.toml)"

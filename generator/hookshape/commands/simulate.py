@@ -8,9 +8,9 @@ from pathlib import Path
 import click
 
 from hookshape.commands.options import profiles_option, spec_option
+from hookshape.diagnose.simulate import Options, Target, find_tentacle, simulate
 from hookshape.install.request import pick
-from hookshape.install.simulate import Options, Target, find_tentacle, simulate
-from hookshape.loader import SpecChoice
+from hookshape.spec.load import SpecChoice
 
 
 @click.command("simulate")

@@ -10,13 +10,13 @@ from typing import Any
 
 import click
 
-from hookshape import health
 from hookshape.commands.options import profiles_option, spec_option
+from hookshape.diagnose import health
 from hookshape.errors import HookshapeError
 from hookshape.install.options import home_option
 from hookshape.install.paths import homes
-from hookshape.loader import SpecChoice
-from hookshape.spec import Spec
+from hookshape.spec.load import SpecChoice
+from hookshape.spec.model import Spec
 
 EVENTS = 10
 

@@ -13,7 +13,7 @@ from hookshape.install import ledger as ledgers
 from hookshape.install import request, uninstaller
 from hookshape.install.options import home_option, project_option, scope_option
 from hookshape.install.paths import Scope, homes
-from hookshape.loader import Loaded, SpecChoice
+from hookshape.spec.load import Loaded, SpecChoice
 
 
 def _recorded(loaded: Loaded, home: Path | None) -> tuple[str, ...]:

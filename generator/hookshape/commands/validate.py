@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from hookshape.commands.options import profiles_option, spec_option
-from hookshape.loader import SpecChoice
+from hookshape.spec.load import SpecChoice
 
 
 @click.command("validate")

@@ -12,12 +12,12 @@ from typing import Any
 
 import click
 
-from hookshape import outputs
-from hookshape.capabilities import Cell, cell
 from hookshape.commands.options import profiles_option, spec_option
-from hookshape.loader import SPEC_NAME, Loaded, SpecChoice
-from hookshape.profiles import Profile
-from hookshape.spec import EVENTS, ROLES
+from hookshape.plan import outputs
+from hookshape.plan.capabilities import Cell, cell
+from hookshape.spec.load import SPEC_NAME, Loaded, SpecChoice
+from hookshape.spec.model import EVENTS, ROLES
+from hookshape.spec.profiles import Profile
 
 
 @dataclass(frozen=True)

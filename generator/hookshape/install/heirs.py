@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookshape.edit.managed import Owner
 from hookshape.errors import HookshapeError
 from hookshape.install import fsops, lock
 from hookshape.install import ledger as ledgers
 from hookshape.install.ledger import ConfigRecord
-from hookshape.install.managed import Owner
 
 # Any hookshape harness's command: `<PROVIDER_ENV>=<vendor> "<home>/bin/<gate>"`.
 _ANY = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.-]+ "((?:[^"\\]|\\.)*)/bin/[^"/]+"$')

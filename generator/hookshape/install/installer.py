@@ -12,16 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hookshape.edit import formats
+from hookshape.edit.formats import merge, want
+from hookshape.edit.managed import Owner, owner, sha256
 from hookshape.errors import HookshapeError
-from hookshape.install import formats, fsops, lock, stage, staged
+from hookshape.install import fsops, lock, stage, staged
 from hookshape.install import ledger as ledgers
-from hookshape.install.formats import merge, want
 from hookshape.install.ledger import ConfigRecord, Ledger, StagedFile, UnitRecord
-from hookshape.install.managed import Owner, owner, sha256
-from hookshape.install.model import Known, Outcome
 from hookshape.install.paths import real
 from hookshape.install.request import Request, decode, diff
-from hookshape.profiles import Profile
+from hookshape.install.units import Known, Outcome
+from hookshape.spec.profiles import Profile
 
 Echo = Callable[[str], None]
 CONFIG_MODE = 0o600

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hookshape import __version__
 from hookshape.errors import ConfigError
-from hookshape.install.model import JsonPath, Known
+from hookshape.install.units import JsonPath, Known
 
 LEDGER_NAME = "hookshape-ledger.json"
 LEDGER_VERSION = 1

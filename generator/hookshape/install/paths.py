@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Literal
 
 from hookshape.errors import HookshapeError
-from hookshape.profiles import Profile
-from hookshape.spec import Spec
+from hookshape.spec.model import Spec
+from hookshape.spec.profiles import Profile
 
 Scope = Literal["user", "project"]
 HOME_ENV = "HOOKSHAPE_HOME"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from hookshape.errors import HookshapeError
 from hookshape.install.paths import Homes, Scope, config_path, homes, project_dir
-from hookshape.loader import Loaded
-from hookshape.profiles import Profile
+from hookshape.spec.load import Loaded
+from hookshape.spec.profiles import Profile
 
 
 @dataclass(frozen=True)

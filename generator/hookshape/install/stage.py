@@ -6,10 +6,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from hookshape import manifest
 from hookshape.errors import HookshapeError
-from hookshape.loader import Loaded
-from hookshape.plan import script_artifacts
+from hookshape.plan.artifacts import script_artifacts
+from hookshape.render import manifest
+from hookshape.spec.load import Loaded
 
 SCRIPT_MODE = 0o755
 

@@ -8,9 +8,9 @@ from collections.abc import Callable, Container
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookshape.edit.managed import sha256
 from hookshape.install import fsops
 from hookshape.install.ledger import Ledger
-from hookshape.install.managed import sha256
 
 
 @dataclass

@@ -12,16 +12,17 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hookshape.edit import formats
+from hookshape.edit.managed import commands, owner, sha256
 from hookshape.errors import HookshapeError
-from hookshape.install import formats, fsops, heirs, lock, staged
+from hookshape.install import fsops, heirs, lock, staged
 from hookshape.install import ledger as ledgers
 from hookshape.install.installer import Echo, check_writable, report_conflicts, save_ledger, transact
 from hookshape.install.ledger import ConfigRecord, Ledger
-from hookshape.install.managed import commands, owner, sha256
-from hookshape.install.model import Known
 from hookshape.install.paths import real
 from hookshape.install.request import Request, decode, diff
-from hookshape.profiles import Profile
+from hookshape.install.units import Known
+from hookshape.spec.profiles import Profile
 
 
 @dataclass

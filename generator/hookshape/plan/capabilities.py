@@ -7,10 +7,10 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from hookshape import outputs
-from hookshape.loader import Loaded
-from hookshape.profiles import Profile
-from hookshape.spec import ROLES, Group, Role, Spec
+from hookshape.plan import outputs
+from hookshape.spec.load import Loaded
+from hookshape.spec.model import ROLES, Group, Role, Spec
+from hookshape.spec.profiles import Profile
 
 Level = Literal["enforced", "best-effort", "observe-only", "unsupported"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hookshape.matchers import group_matcher, matcher
-from hookshape.profiles import Profile
-from hookshape.spec import ROLES, Spec
+from hookshape.plan.matchers import group_matcher, matcher
+from hookshape.spec.model import ROLES, Spec
+from hookshape.spec.profiles import Profile
 
 
 @dataclass(frozen=True)

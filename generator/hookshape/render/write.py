@@ -8,9 +8,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hookshape import manifest
 from hookshape.errors import HookshapeError
-from hookshape.plan import Artifact
+from hookshape.plan.artifacts import Artifact
+from hookshape.render import manifest
 
 MANIFEST = manifest.NAME
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from hookshape.spec import Spec
+from hookshape.spec.model import Spec
 
 _ESCAPED = re.compile(r"\\(.)")
 

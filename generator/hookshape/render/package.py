@@ -16,13 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from hookshape import __version__, manifest
-from hookshape.entries import home_reference
+from hookshape import __version__
 from hookshape.errors import HookshapeError
-from hookshape.loader import SPEC_NAME, Loaded
-from hookshape.plan import DATA, EXEC, Artifact, build
-from hookshape.spec import Spec
-from hookshape.writer import write_atomic
+from hookshape.plan.artifacts import DATA, EXEC, Artifact, build
+from hookshape.plan.entries import home_reference
+from hookshape.render import manifest
+from hookshape.render.write import write_atomic
+from hookshape.spec.load import SPEC_NAME, Loaded
+from hookshape.spec.model import Spec
 
 DIR_MODE = 0o755
 # 1980-01-01T00:00:00Z: the usual floor of reproducible builds (zip cannot go lower)

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hookshape.edit import jsonedit, tomledit
 from hookshape.errors import ConfigError
-from hookshape.install import jsonedit, tomledit
-from hookshape.profiles import Profile
+from hookshape.spec.profiles import Profile
 
 GROUP_KEYS = frozenset({"matcher", "hooks"})
 

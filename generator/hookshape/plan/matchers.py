@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from hookshape.profiles import Profile
-from hookshape.spec import TOOL_CLASSES, Group, Role, Spec
+from hookshape.spec.model import TOOL_CLASSES, Group, Role, Spec
+from hookshape.spec.profiles import Profile
 
 _META = re.compile(r"([.^$*+?()\[\]{}|\\])")
 

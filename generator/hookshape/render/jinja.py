@@ -12,11 +12,11 @@ from typing import Any
 
 import jinja2
 
-from hookshape import outputs
 from hookshape.errors import HookshapeError
-from hookshape.matchers import mcp_prefixes
-from hookshape.profiles import Profile
-from hookshape.spec import HOOK_DIR, Group, Hook, Spec, Tentacle
+from hookshape.plan import outputs
+from hookshape.plan.matchers import mcp_prefixes
+from hookshape.spec.model import HOOK_DIR, Group, Hook, Spec, Tentacle
+from hookshape.spec.profiles import Profile
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
@@ -25,7 +25,7 @@ def templates_dir() -> Path:
     packaged = Path(str(resources.files("hookshape") / "templates"))
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parents[2] / "templates"
+    return Path(__file__).resolve().parents[3] / "templates"
 
 
 # inside single quotes, each of these closes the quote, is escaped, and reopens it

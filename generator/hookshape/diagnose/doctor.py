@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from hookshape.install.findings import Ctx, Report
-from hookshape.install.harness_checks import harness_report
-from hookshape.install.managed import owner
+from hookshape.diagnose.findings import Ctx, Report
+from hookshape.diagnose.harness_checks import harness_report
+from hookshape.diagnose.vendor_checks import vendor_report
+from hookshape.edit.managed import owner
 from hookshape.install.paths import Homes
-from hookshape.install.vendor_checks import vendor_report
-from hookshape.loader import Loaded
-from hookshape.profiles import Profile
+from hookshape.spec.load import Loaded
+from hookshape.spec.profiles import Profile
 
 
 def context(loaded: Loaded, homes: Homes, project: Path, env: Mapping[str, str],

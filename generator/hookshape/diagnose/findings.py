@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from hookshape.install.managed import Owner
+from hookshape.edit.managed import Owner
 from hookshape.install.paths import Homes
-from hookshape.loader import Loaded
+from hookshape.spec.load import Loaded
 
 Severity = Literal["error", "warn", "info"]
 

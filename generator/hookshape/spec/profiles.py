@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hookshape.errors import ProfileError
-from hookshape.spec import Event
-from hookshape.validation import parse_toml, validate
+from hookshape.spec.model import Event
+from hookshape.spec.validation import parse_toml, validate
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$", description=(
     "an identifier: letters, digits, '_' and '.', starting with a letter or '_'"))]

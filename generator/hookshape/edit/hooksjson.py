@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hookshape.edit import jsonedit as je
+from hookshape.edit.managed import Owner, all_ours, unit_hash
 from hookshape.errors import ConfigError
-from hookshape.install import jsonedit as je
-from hookshape.install.managed import Owner, all_ours, unit_hash
-from hookshape.install.model import JsonPath, Known, Outcome, Unit, Want
+from hookshape.install.units import JsonPath, Known, Outcome, Unit, Want
 
 GROUP_HANDLERS = "hooks"
 

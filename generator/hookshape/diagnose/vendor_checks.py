@@ -14,14 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookshape.entries import entries
-from hookshape.install import survey as surveys
-from hookshape.install.findings import Ctx, Finding, Report, Severity
-from hookshape.install.formats import switches
+from hookshape.diagnose import survey as surveys
+from hookshape.diagnose.findings import Ctx, Finding, Report, Severity
+from hookshape.diagnose.survey import Handler, Survey, lookup, trusted
+from hookshape.edit.formats import switches
 from hookshape.install.ledger import ledger_path
 from hookshape.install.paths import Scope, also_read, config_path, harness_home, legacy_paths
-from hookshape.install.survey import Handler, Survey, lookup, trusted
-from hookshape.profiles import Profile
+from hookshape.plan.entries import entries
+from hookshape.spec.profiles import Profile
 
 
 @dataclass

@@ -15,13 +15,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from hookshape.diagnose.verdict import Run, verdict
 from hookshape.errors import HookshapeError
 from hookshape.install.paths import harness_home, user_home
-from hookshape.install.verdict import Run, verdict
-from hookshape.loader import Loaded
-from hookshape.plan import hook_file_artifacts, script_artifacts
-from hookshape.profiles import Profile
-from hookshape.spec import ROLES, Event, Group, Tentacle
+from hookshape.plan.artifacts import hook_file_artifacts, script_artifacts
+from hookshape.spec.load import Loaded
+from hookshape.spec.model import ROLES, Event, Group, Tentacle
+from hookshape.spec.profiles import Profile
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ import tomlkit
 from tomlkit.container import Container
 from tomlkit.items import Table
 
+from hookshape.edit.managed import unit_hash
 from hookshape.errors import ConfigError
-from hookshape.install.managed import unit_hash
-from hookshape.install.model import Known, Outcome, Unit, Want
-from hookshape.validation import loads_toml
+from hookshape.install.units import Known, Outcome, Unit, Want
+from hookshape.spec.validation import loads_toml
 
 
 def loads(text: str, path: Path, after: str = "") -> dict[str, Any]:

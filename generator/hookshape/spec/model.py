@@ -23,9 +23,9 @@ from pydantic import (
     model_validator,
 )
 
-from hookshape import defaults
-from hookshape.defaults import symbolic
-from hookshape.validation import pattern_words
+from hookshape.spec import defaults
+from hookshape.spec.defaults import symbolic
+from hookshape.spec.validation import pattern_words
 
 Role = Literal["prompt", "pre_tool", "post_tool", "stop"]
 ROLES: tuple[Role, ...] = ("prompt", "pre_tool", "post_tool", "stop")

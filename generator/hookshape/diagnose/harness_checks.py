@@ -9,11 +9,11 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from hookshape import health
-from hookshape.install.findings import Ctx, Finding, Report, Severity
+from hookshape.diagnose import health
+from hookshape.diagnose.findings import Ctx, Finding, Report, Severity
 from hookshape.install.paths import harness_home
 
-# The gate outcomes that skip the tentacle (see hookshape.health.OUTCOMES).
+# The gate outcomes that skip the tentacle (see hookshape.diagnose.health.OUTCOMES).
 SKIPS = frozenset({"not-ready", "unarmed", "skipped-open", "skipped-probe"})
 RECENT_CALLS = 5  # how many of the last gate calls the debug-log check looks at
 
@@ -101,7 +101,7 @@ def _skip_fix(ctx: Ctx, outcome: str | None) -> str:
 
 
 def check_recent_calls(ctx: Ctx) -> list[Finding]:
-    """The gates' debug log (hookshape.health reads it): when the last calls all skipped their
+    """The gates' debug log (hookshape.diagnose.health reads it): when the last calls all skipped their
     tentacle, say why."""
     recent = [e for e in health.events(ctx.loaded.spec, ctx.homes.harness, limit=RECENT_CALLS)
               if e.outcome is not None]
@@ -138,7 +138,7 @@ def check_armed(ctx: Ctx) -> list[Finding]:
 
 
 def check_breaker(ctx: Ctx) -> list[Finding]:
-    """Breakers not closed (hookshape.health reads the gates' state files)."""
+    """Breakers not closed (hookshape.diagnose.health reads the gates' state files)."""
     now = time.time()
     out = []
     for breaker in health.breakers(ctx.loaded.spec, ctx.homes.harness):

@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hookshape.configs import events_tree, item, markers, root_key, toml_block
-from hookshape.entries import entries
-from hookshape.install import bundlejson, hooksjson, jsonedit, tomledit
-from hookshape.install.hooksjson import Tree
-from hookshape.install.managed import Owner
-from hookshape.install.model import Known, Outcome, Want
-from hookshape.profiles import Profile
-from hookshape.spec import Spec
+from hookshape.edit import bundlejson, hooksjson, jsonedit, tomledit
+from hookshape.edit.hooksjson import Tree
+from hookshape.edit.managed import Owner
+from hookshape.install.units import Known, Outcome, Want
+from hookshape.plan.configs import events_tree, item, markers, root_key, toml_block
+from hookshape.plan.entries import entries
+from hookshape.spec.model import Spec
+from hookshape.spec.profiles import Profile
 
 
 def bundled(profile: Profile) -> bool:

@@ -1,5 +1,5 @@
 """What a vendor does with one hook run (exit code, stdout, stderr), in plain words, read off the
-profile's [output] answers (hookshape.outputs), never off the vendor's name."""
+profile's [output] answers (hookshape.plan.outputs), never off the vendor's name."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from hookshape import outputs
-from hookshape.outputs import Kind
-from hookshape.profiles import Profile
-from hookshape.spec import Role
+from hookshape.plan import outputs
+from hookshape.plan.outputs import Kind
+from hookshape.spec.model import Role
+from hookshape.spec.profiles import Profile
 
 
 @dataclass(frozen=True)

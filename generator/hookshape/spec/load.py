@@ -10,9 +10,9 @@ from importlib import resources
 from pathlib import Path
 
 from hookshape.errors import SpecError
-from hookshape.profiles import Profile, load_profiles
-from hookshape.spec import Spec
-from hookshape.validation import parse_toml, validate
+from hookshape.spec.model import Spec
+from hookshape.spec.profiles import Profile, load_profiles
+from hookshape.spec.validation import parse_toml, validate
 
 SPEC_NAME = "hookshape.toml"
 PACKAGED_SPEC_NAME = "default-spec.toml"  # hookshape.toml as the wheel ships it
@@ -40,7 +40,7 @@ def builtin_spec_path() -> Path:
     packaged = Path(str(resources.files("hookshape") / PACKAGED_SPEC_NAME))
     if packaged.is_file():
         return packaged
-    return Path(__file__).resolve().parents[2] / SPEC_NAME
+    return Path(__file__).resolve().parents[3] / SPEC_NAME
 
 
 @dataclass(frozen=True)

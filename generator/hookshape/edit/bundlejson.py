@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hookshape.edit import jsonedit as je
+from hookshape.edit.hooksjson import normalise, style_of
+from hookshape.edit.managed import Owner, all_ours, unit_hash
 from hookshape.errors import ConfigError
-from hookshape.install import jsonedit as je
-from hookshape.install.hooksjson import normalise, style_of
-from hookshape.install.managed import Owner, all_ours, unit_hash
-from hookshape.install.model import JsonPath, Known, Outcome, Unit, Want
+from hookshape.install.units import JsonPath, Known, Outcome, Unit, Want
 
 
 def found_members(text: str, root: je.Node, own: Owner, key: str = "command") -> list[tuple[str, Any]]:

@@ -6,13 +6,13 @@ import hashlib
 from dataclasses import dataclass
 
 from hookshape import __version__
-from hookshape.capabilities import table, to_json, to_markdown
-from hookshape.configs import render_config
-from hookshape.entries import entries
 from hookshape.errors import SpecError
-from hookshape.loader import PACKAGED_SPEC_NAME, SPEC_NAME, Loaded
-from hookshape.shell import context, render_template
-from hookshape.spec import Group, Tentacle
+from hookshape.plan.capabilities import table, to_json, to_markdown
+from hookshape.plan.configs import render_config
+from hookshape.plan.entries import entries
+from hookshape.render.jinja import context, render_template
+from hookshape.spec.load import PACKAGED_SPEC_NAME, SPEC_NAME, Loaded
+from hookshape.spec.model import Group, Tentacle
 
 EXEC = 0o755
 DATA = 0o644

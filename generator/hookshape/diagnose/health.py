@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from hookshape.errors import HookshapeError
-from hookshape.spec import Group, Spec, Tentacle
+from hookshape.spec.model import Group, Spec, Tentacle
 
 STATE_TAG = "breaker/1"
 STATE_EXT = ".state"

@@ -10,9 +10,9 @@ from typing import Any
 
 import tomlkit
 
-from hookshape.entries import HookEntry
-from hookshape.profiles import Profile
-from hookshape.spec import Spec
+from hookshape.plan.entries import HookEntry
+from hookshape.spec.model import Spec
+from hookshape.spec.profiles import Profile
 
 # the key of a matcher group's handler list (Claude's shape, shared by every grouped layout)
 GROUP_HANDLERS = "hooks"

@@ -1,0 +1,1 @@
+"""What is wired and how it runs: doctor's checks, the config survey, health, simulate."""

@@ -1,0 +1,1 @@
+"""Editing vendor config files in place: JSON and TOML, our entries only."""

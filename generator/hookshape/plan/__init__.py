@@ -1,0 +1,1 @@
+"""Spec + profiles -> the plan: vendor entries, matchers, config blocks, answers, capabilities."""

@@ -1,0 +1,1 @@
+"""The spec side: the spec model and its defaults, loading and validation, the vendor profiles."""
