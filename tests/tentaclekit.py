@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell
+from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell, shell
 
 from hookshape import outputs
 from hookshape.profiles import load_profiles
@@ -312,6 +312,15 @@ class Pd:
         if code is not None:
             assert r.code == code, f"exit {r.code} (want {code}); stderr: {r.stderr[:600]}"
         return r
+
+
+# The awk programs are the same under every shell; the shell reads stdin, runs the fail-open outer
+# layer, writes the state files and quotes what it prints. A test of awk logic (paths, dials,
+# halt and protect rules, lock matching, parsing) runs under dash only (ON_DASH, or a module's
+# own `sh` fixture): tests/conformance runs every tentacle under every shell of the matrix.
+DASH = shell("dash")
+ON_DASH = pytest.mark.parametrize("sh", [DASH], ids=["dash"])
+ON_CORE = pytest.mark.parametrize("sh", CORE, ids=SHELL_IDS)
 
 
 @pytest.fixture(params=CORE, ids=SHELL_IDS)
