@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 from tests.tentaclekit import (
+    DASH,
     SITREP_CONTRACT,
     VENDORS,
     Pd,
+    Shell,
     assert_silent,
     assert_warn,
     block_msg,
@@ -29,6 +31,13 @@ from tests.tentaclekit import (
 )
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
+
+
+@pytest.fixture
+def sh() -> Shell:
+    """Dial files and values are read by awk: dash only (see tests.tentaclekit.DASH)."""
+    return DASH
+
 
 DIR = object()  # a directory where a dial file is expected (unreadable as a file)
 

@@ -14,11 +14,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 from tests.tentaclekit import (
+    DASH,
     MSG,
     SPEC,
     SPEC_PATH,
     VENDORS,
     Pd,
+    Shell,
     assert_silent,
     block_msg,
     halt_msg,
@@ -32,6 +34,13 @@ from hookshape.profiles import ProfileError, builtin_dir, load_profile
 from hookshape.spec import Spec
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
+
+
+@pytest.fixture
+def sh() -> Shell:
+    """The protect rules are awk: dash only (see tests.tentaclekit.DASH)."""
+    return DASH
+
 
 VEND = pytest.mark.parametrize("vendor", VENDORS)
 HOME = "~/.port-daddy"  # the default home: these commands run with PD_HOME unset
