@@ -3,7 +3,7 @@
 Renders the four tentacles from the *current* templates into a temp dir (so the tests test the
 templates, never a stale dist/), runs them as subprocesses under a shell of the matrix with a
 private harness home, builds vendor payloads, states the expected answers from the spec's
-messages, and builds the degraded PATH farms (no jq; no jq nor python3; busybox only).
+messages, and builds the degraded PATH farms (busybox only; another awk in front).
 
 Every run checks the stdout contract on the way: empty, or exactly one JSON object on one line
 of valid UTF-8.
@@ -146,13 +146,11 @@ def busybox_farm(dest: Path) -> str:
 
 @pytest.fixture(scope="session")
 def farms(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """PATH values: the full one, without jq, without jq and python3, busybox only, and two
-    with another awk (mawk, the one-true-awk) in front."""
+    """PATH values: the full one, busybox only, and two with another awk (mawk, the
+    one-true-awk) in front."""
     base = tmp_path_factory.mktemp("farms")
     out = {
         "full": os.environ.get("PATH", "/usr/bin:/bin"),
-        "no-jq": farm(base / "nojq", drop=("jq",)),
-        "no-jq-no-python": farm(base / "nojqpy", drop=("jq", "python3*", "python")),
         "busybox-only": busybox_farm(base / "busybox"),
     }
     for awk in ("mawk", "original-awk"):
