@@ -321,6 +321,21 @@ ON_DASH = pytest.mark.parametrize("sh", [DASH], ids=["dash"])
 ON_CORE = pytest.mark.parametrize("sh", CORE, ids=SHELL_IDS)
 
 
+def by_vendor(values: list[Any], ids: Any = None) -> list[Any]:
+    """Each value once, the vendors in turn (pytest params of (vendor, *value)).
+
+    Where the vendor only decides where its payload keeps a field and the shape of the answer
+    (a command, a path, a dial case, a control file name), a list of values is not crossed with
+    every vendor: each value runs once and each vendor meets every len(VENDORS)-th of them."""
+    out = []
+    for i, value in enumerate(values):
+        vendor = VENDORS[i % len(VENDORS)]
+        vals = value if isinstance(value, tuple) else (value,)
+        name = ids(value) if ids else "-".join(str(v) for v in vals)
+        out.append(pytest.param(vendor, *vals, id=f"{vendor}-{name}"))
+    return out
+
+
 @pytest.fixture(params=CORE, ids=SHELL_IDS)
 def sh(request: pytest.FixtureRequest) -> Shell:
     shell: Shell = request.param

@@ -22,6 +22,7 @@ from tests.tentaclekit import (
     Shell,
     assert_silent,
     block_msg,
+    by_vendor,
     context,
     halt_msg,
     p_edit,
@@ -186,13 +187,18 @@ ALLOWED = [
 ]
 
 
+# The vendor decides where its payload keeps the command and the shape of the block; the scan of
+# the command is one vendor-blind rule. So each command runs once, the vendors in turn
+# (by_vendor); every vendor meets every command kind through the tests crossed with VEND below,
+# and test_every_shape_under_every_awk runs every command again under every awk.
+
+
 def halted(pd: Pd, vendor: str) -> dict[str, str]:
     pd.halt(REASON)
     return {"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice"}
 
 
-@VEND
-@pytest.mark.parametrize("command", BLOCKED)
+@pytest.mark.parametrize(("vendor", "command"), by_vendor(BLOCKED))
 def test_blocked_commands(pd: Pd, vendor: str, command: str) -> None:
     r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=halted(pd, vendor))
     assert r.json == tool_block(vendor, halt_msg(REASON))
@@ -201,8 +207,7 @@ def test_blocked_commands(pd: Pd, vendor: str, command: str) -> None:
     assert reason.startswith(MSG["halt_header"])
 
 
-@VEND
-@pytest.mark.parametrize("command", ALLOWED)
+@pytest.mark.parametrize(("vendor", "command"), by_vendor(ALLOWED))
 def test_allowed_commands(pd: Pd, vendor: str, command: str) -> None:
     assert_silent(pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=halted(pd, vendor)))
 
