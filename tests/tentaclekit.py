@@ -59,10 +59,21 @@ PROMPT_EVENT = {v: p.events.prompt for v, p in PROFILES.items()}
 PRE_EVENT = {v: p.events.pre_tool for v, p in PROFILES.items()}
 POST_EVENT = {v: p.events.post_tool for v, p in PROFILES.items()}
 STOP_EVENT = {v: p.events.stop for v, p in PROFILES.items()}
-EDIT_TOOL = {"claude": "Write", "gemini": "write_file", "codex": "apply_patch", "agy": "write_to_file"}
-SHELL_TOOL = {"claude": "Bash", "gemini": "run_shell_command", "codex": "Bash", "agy": "run_command"}
-MCP_TOOL = {"claude": "mcp__port-daddy__lock", "codex": "mcp__port-daddy__lock",
-            "gemini": "mcp_port-daddy_lock", "agy": "mcp_port-daddy_lock"}
+
+
+def _main_edit_tool(vendor: str) -> str:
+    """The edit tool p_edit builds: the patch tool where the profile has a patch field (Codex),
+    else the one that writes a whole file."""
+    edit = PROFILES[vendor].tools.edit
+    if PROFILES[vendor].payload.patch_field:
+        return edit[0]
+    return next((t for t in edit if "write" in t.lower()), edit[0])
+
+
+# the vendor tables of the payload builders, from the profiles
+EDIT_TOOL = {v: _main_edit_tool(v) for v in VENDORS}
+SHELL_TOOL = {v: PROFILES[v].tools.shell[0] for v in VENDORS}
+MCP_TOOL = {v: PROFILES[v].tools.mcp_format.format(server=SPEC["halt"]["mcp_server"], tool="lock") for v in VENDORS}
 SHELL_IDS = [s.name for s in CORE]
 
 
@@ -494,7 +505,7 @@ def p_edit(vendor: str, path: str, cwd: str | Path, session: str = "sess-1", pos
 
 def p_shell(vendor: str, command: Any, cwd: str | Path, session: str = "sess-1") -> dict[str, Any]:
     if vendor == "agy":
-        return p_tool(vendor, "run_command", {"CommandLine": command, "Cwd": str(cwd)}, cwd, session)
+        return p_tool(vendor, SHELL_TOOL[vendor], {"CommandLine": command, "Cwd": str(cwd)}, cwd, session)
     return p_tool(vendor, SHELL_TOOL[vendor], {"command": command}, cwd, session)
 
 
@@ -599,11 +610,8 @@ def _abs(path: str, cwd: str) -> str | None:
 PATCH_HEADS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 # what Codex's patch parser trims around a header line (Rust str::trim: Unicode White_Space)
 CODEX_BLANKS = " \t\n\v\f\r\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
-EDIT_TOOLS = {"claude": ("Edit", "Write", "MultiEdit", "NotebookEdit"), "gemini": ("write_file", "replace"),
-              "codex": ("apply_patch", "Edit", "Write"),
-              "agy": ("write_to_file", "replace_file_content", "multi_replace_file_content")}
-PATH_FIELDS = {"claude": ("file_path", "notebook_path", "path"), "gemini": ("file_path", "path"),
-               "codex": ("file_path", "path"), "agy": ("TargetFile", "AbsolutePath")}
+EDIT_TOOLS = {v: tuple(PROFILES[v].tools.edit) for v in VENDORS}
+PATH_FIELDS = {v: tuple(PROFILES[v].payload.path_fields) for v in VENDORS}
 
 
 def expected_targets(vendor: str, payload: dict[str, Any]) -> list[str]:
