@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # the helper kits assert too: rewrite them before any test module imports one
-pytest.register_assert_rewrite("tests.tentaclekit", "tests.installkit", "tests.gatekit")
+pytest.register_assert_rewrite("tests.tentaclekit", "tests.installkit", "tests.gatekit", "tests.hookkit")
 
 settings.register_profile("ci", max_examples=300, derandomize=True, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])

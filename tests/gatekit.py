@@ -79,10 +79,11 @@ def notice_json(vendor: str, role: str, count: int, cooldown_ms: int) -> dict[st
 @dataclass
 class Rig:
     root: Path
+    source: Path = DIST  # the rendered tree to copy (another spec's render, for variants)
 
     def __post_init__(self) -> None:
         self.dist = self.root / "dist"
-        shutil.copytree(DIST, self.dist, symlinks=True)
+        shutil.copytree(self.source, self.dist, symlinks=True)
         self.home = self.root / "home"
         self.project = self.root / "project"
         self.marks = self.root / "marks"

@@ -416,7 +416,7 @@ def test_pattern_errors_never_quote_a_regex() -> None:
 
     def patterns(node: object) -> list[dict[str, object]]:
         if isinstance(node, dict):
-            own = [node] if "pattern" in node else []
+            own = [node] if isinstance(node.get("pattern"), str) else []
             return own + [n for v in node.values() for n in patterns(v)]
         if isinstance(node, list):
             return [n for v in node for n in patterns(v)]

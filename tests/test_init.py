@@ -155,3 +155,16 @@ def test_a_set_hookshape_spec_is_warned_about(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == (f"hookshape: warning: HOOKSHAPE_SPEC is set: commands read that spec, "
                            f"not {tmp_path / 'hookshape.toml'}; unset it\n")
+
+
+def test_an_example_with_hook_files_writes_them_beside_the_spec(tmp_path: Path) -> None:
+    """goal-and-audit's hooks run scripts that live beside it: init writes them too, byte for
+    byte, and the written spec renders with them installed into each hook's {dir}."""
+    proc = hs("init", "--example", "goal-and-audit", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    source = init.examples()["goal-and-audit"].parent
+    for name in ("goal-and-audit/goal.py", "goal-and-audit/logbook.sh", "goal-and-audit/audit.py"):
+        assert (tmp_path / name).read_bytes() == (source / name).read_bytes()
+    proc = hs("render", "--out", "out", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out/bin/hooks/goal-gate.d/goal-and-audit/goal.py").is_file()

@@ -70,6 +70,10 @@ def del_key(path: str) -> Callable[[Any], None]:
     return edit
 
 
+def del_tentacle_role(doc: Any) -> None:
+    del doc["tentacles"][0]["role"]
+
+
 def add_extra_typo(doc: Any) -> None:
     """The typo next to the real key: `deadlne_ms` added, `deadline_ms` kept."""
     doc["gate"]["deadlne_ms"] = doc["gate"]["deadline_ms"]
@@ -105,10 +109,11 @@ def matcher_unknown_vendor(doc: Any) -> None:
     doc["tentacles"][tentacle_index(doc, "pre_tool")]["matcher"] = matcher
 
 
-def dial_values_not_enum(doc: Any) -> None:
-    # default moved along so the only fault is the enum the tentacles act on
+def dial_value_without_meaning(doc: Any) -> None:
+    # default moved along so the only fault is the value the tentacles could not act on
     doc["dials"]["suggestibility"]["values"] = ["advisory", "warn", "block"]
     doc["dials"]["suggestibility"]["default"] = "block"
+    doc["dials"]["suggestibility"].pop("meaning", None)
 
 
 def slow_not_below_deadline(doc: Any) -> None:
@@ -147,7 +152,8 @@ BAD_SPECS = [
     Bad("unknown-table", set_key("gatekeeper", {"x": 1}), r"gatekeeper", "unknown key"),
     # missing required keys
     Bad("missing-key", del_key("harness.prefix"), r"harness\.prefix", "required key is missing"),
-    Bad("missing-table", del_key("messages"), r"messages", "required key is missing"),
+    Bad("missing-table", del_key("harness"), r"harness", "required key is missing"),
+    Bad("missing-tentacle-role", del_tentacle_role, r"tentacles\[0\]\.role", "required key is missing"),
     # wrong types (TOML has types: a string or a bool is not an integer, a string is not a bool)
     Bad("wrong-type-str-for-str", set_key("harness.name", 42), r"harness\.name", "valid string"),
     Bad("wrong-type-str-for-int", set_key("gate.deadline_ms", "1000"), r"gate\.deadline_ms",
@@ -164,19 +170,17 @@ BAD_SPECS = [
     Bad("targets-max-zero", set_key("matrix.targets_max", 0), r"matrix\.targets_max", "1"),
     Bad("holder-max-too-large", set_key("matrix.holder_max", 1 << 20), r"matrix\.holder_max", "4096"),
     Bad("reason-max-wrong-type", set_key("matrix.reason_max", "4k"), r"matrix\.reason_max", "integer"),
-    Bad("missing-unchecked-message", del_key("messages.unchecked"), r"messages\.unchecked",
-        "required key is missing"),
     # cross-field rules
     Bad("vendor-timeout-below-deadline-plus-margin", vendor_timeout_too_low,
         r"(vendors\.claude\.timeout_ms|gate\.deadline_ms)", "must be at least"),
     Bad("duplicate-tentacle-names", duplicate_names, r"tentacles(\[\d+\]\.name)?", "duplicate name"),
-    Bad("duplicate-roles", duplicate_roles, r"tentacles(\[\d+\]\.role)?", "more than one tentacle"),
+    Bad("duplicate-roles", duplicate_roles, r"tentacles(\[\d+\]\.role)?", "more than one built-in job"),
     Bad("matcher-regex-does-not-compile", bad_matcher_regex,
         r"tentacles\[1\]\.matcher\.claude", "not a valid regex"),
     Bad("dial-default-not-in-values", set_key("dials.suggestibility.default", "strict"),
         r"dials\.suggestibility\.default", "'strict' is not one of"),
-    Bad("dial-values-not-the-enum", dial_values_not_enum, r"dials\.suggestibility\.values",
-        "must be exactly"),
+    Bad("dial-value-without-meaning", dial_value_without_meaning, r"dials\.suggestibility\.meaning",
+        "no meaning for the value 'block'"),
     Bad("unknown-message-placeholder", unknown_placeholder, r"messages\.warn",
         "unknown placeholder {file}"),
     Bad("placeholder-holding-a-newline", set_key("messages.warn", "{path} {x\ny}"), r"messages\.warn",

@@ -637,8 +637,26 @@ def forks_and_execs(squid: Path, pd: Pd, vendor: str) -> tuple[int, int, list[st
         pytest.skip(f"strace cannot trace here: {proc.stderr.decode()[:200]}")
     lines = log.read_text().splitlines()
     forks = len([ln for ln in lines if re.search(r"\b(clone3?|v?fork)\(", ln) and "resumed" not in ln])
-    ran = [m.group(1) for ln in lines if (m := re.search(r'execve\("([^"]+)".*= 0$', ln))]
-    return forks, len(ran) - 1, [Path(r).name for r in ran[1:]]
+    return forks, len(ran := _execs(lines)) - 1, [Path(r).name for r in ran[1:]]
+
+
+def _execs(lines: list[str]) -> list[str]:
+    """The programs exec'd successfully, in order; an execve strace split in two (another
+    process ran between its call and its return: "<unfinished ...>", then "resumed") counts
+    when its resumed half returned 0."""
+    ran: list[str] = []
+    pending: dict[str, str] = {}
+    for ln in lines:
+        pid = ln.split(" ", 1)[0]
+        if (m := re.search(r'execve\("([^"]+)".*= 0$', ln)):
+            ran.append(m.group(1))
+        elif (m := re.search(r'execve\("([^"]+)".*<unfinished \.\.\.>$', ln)):
+            pending[pid] = m.group(1)
+        elif "execve resumed>" in ln and pid in pending:
+            path = pending.pop(pid)
+            if ln.rstrip().endswith("= 0"):
+                ran.append(path)
+    return ran
 
 
 def test_the_probe_costs_one_curl_fork(inbox, tmp_path: Path) -> None:

@@ -13,9 +13,9 @@ eight space-separated fields, always replaced whole (temp file + mv)::
 - `state`: `closed`; `open` (calls skip the tentacle until the retry time); `half` (one call won
   the half-open probe; the circuit stays shut to the others until the retry time, which is one
   cooldown away, so a probe whose gate was killed is replaced by the next window's).
-- `failures`: consecutive infrastructure failures (crash, timeout, slow, missing); verdicts
-  never count.
-- `kind`: the last failure (`crash|timeout|slow|missing`), `-` when none.
+- `failures`: consecutive infrastructure failures (crash, timeout, slow, missing, and on a gate of
+  user hooks `hook`: a fail-open hook crashed, timed out or was missing); verdicts never count.
+- `kind`: the last failure (`crash|timeout|slow|missing|hook`), `-` when none.
 - `last_s`: epoch seconds of the last failure (0 when none).
 - `retry_s`, `retry_ms`: when the next probe may run (epoch seconds and 0-999 ms); 0 0 closed.
 - `told`: 1 once the breaker notice of this trip went to the agent.
@@ -35,8 +35,9 @@ end, tab-separated `key=value` fields::
     t=<epoch s.mmm> run=<pid>-<start s> ev=start tentacle=<name> vendor=<id or -> phase=<label>
     ... ev=end ... outcome=<outcome> exit=<code> ms=<duration>
 
-Outcomes: healthy, verdict, slow, crash, timeout, missing, skipped-open, skipped-probe,
-not-ready, unarmed; a probe's own result is prefixed `probe-`.
+Outcomes: healthy, verdict, slow, crash, timeout, missing, hook, skipped-open, skipped-probe,
+not-ready, unarmed, and on a gate with fail-closed hooks closed-crash, closed-timeout,
+closed-missing; a probe's own result is prefixed `probe-`.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ STATE_TAG = "breaker/1"
 STATE_EXT = ".state"
 LOCK_EXT = ".lock"
 PROBE_EXT = ".probe"
-KINDS = frozenset({"crash", "timeout", "slow", "missing"})
+KINDS = frozenset({"crash", "timeout", "slow", "missing", "hook"})
 STATES = {"closed": "closed", "open": "open", "half": "half-open"}
 
 OUTCOMES = {
@@ -65,12 +66,17 @@ OUTCOMES = {
     "crash": "crashed (a failure)",
     "timeout": "hit the deadline and was killed (a failure)",
     "missing": "tentacle missing or not executable (a failure)",
+    "hook": "a fail-open hook crashed, timed out or was missing; the others' answer stands (a failure)",
+    "closed-crash": "the hooks adapter crashed; its fail-closed hooks blocked (a failure)",
+    "closed-timeout": "the hooks adapter timed out; its fail-closed hooks blocked (a failure)",
+    "closed-missing": "the hooks adapter is missing; its fail-closed hooks blocked (a failure)",
     "skipped-open": "skipped: circuit open",
     "skipped-probe": "skipped: another call is probing",
     "not-ready": "skipped: daemon not ready",
     "unarmed": "skipped: project not armed",
 }
-KIND_WORDS = {"crash": "crash", "timeout": "timeout", "slow": "slow", "missing": "missing tentacle"}
+KIND_WORDS = {"crash": "crash", "timeout": "timeout", "slow": "slow", "missing": "missing tentacle",
+              "hook": "failed hook"}
 
 
 @dataclass(frozen=True)
@@ -213,7 +219,8 @@ def _int(text: str | None) -> int | None:
     return int(text) if text is not None and text.lstrip("-").isdigit() else None
 
 
-def _lines(path: Path) -> list[str]:
+def text_lines(path: Path) -> list[str]:
+    """A text file's lines, undecodable bytes replaced; none when it cannot be read."""
     try:
         return path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -224,7 +231,7 @@ def events(spec: Spec, home: Path, limit: int = 10) -> list[Event]:
     """The last `limit` calls in the debug log (and its rotated half), oldest first."""
     log = home / spec.gate.debug_log
     found: dict[str, Event] = {}
-    for line in _lines(log.with_name(log.name + ".1")) + _lines(log):
+    for line in text_lines(log.with_name(log.name + ".1")) + text_lines(log):
         f = _fields(line)
         run, ev = f.get("run"), f.get("ev")
         try:

@@ -22,9 +22,13 @@ def tool_names(profile: Profile, role: Role) -> list[str]:
     return names
 
 
-def mcp_prefix(spec: Spec, profile: Profile) -> str:
-    """The name prefix of the harness's MCP tools on this vendor (e.g. `mcp__port-daddy__`)."""
-    return profile.tools.mcp_format.replace("{server}", spec.halt.mcp_server).split("{tool}")[0]
+def mcp_prefixes(spec: Spec, profile: Profile) -> list[str]:
+    """The name prefixes of the harness's MCP tools on this vendor (e.g. `mcp__port-daddy__`),
+    one per halt.mcp_servers entry; none when the halt model is off (only a halt blocks them)."""
+    if not spec.halt.enabled:
+        return []
+    head = profile.tools.mcp_format.split("{tool}")[0]
+    return list(dict.fromkeys(head.replace("{server}", s) for s in spec.halt.mcp_servers))
 
 
 def matcher(spec: Spec, profile: Profile, role: Role) -> str | None:
@@ -39,7 +43,7 @@ def matcher(spec: Spec, profile: Profile, role: Role) -> str | None:
         return "|".join(names)
     alternatives = [_escape(n) for n in names]
     if role == "pre_tool":
-        alternatives.append(_escape(mcp_prefix(spec, profile)) + ".*")
+        alternatives += [_escape(prefix) + ".*" for prefix in mcp_prefixes(spec, profile)]
     return "^(" + "|".join(alternatives) + ")$"
 
 

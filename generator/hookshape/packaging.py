@@ -21,6 +21,7 @@ from hookshape.entries import home_reference
 from hookshape.errors import HookshapeError
 from hookshape.loader import SPEC_NAME, Loaded
 from hookshape.plan import DATA, EXEC, Artifact, build
+from hookshape.spec import Spec
 from hookshape.writer import write_atomic
 
 DIR_MODE = 0o755
@@ -212,11 +213,7 @@ def install_md(loaded: Loaded, artifacts: list[Artifact]) -> bytes:
         "",
         "## When the gates act",
         "",
-        f"A gate runs its tentacle only while the daemon's readiness lease holds (`{home}/"
-        f"{g.ready_file}` and `{home}/{g.pid_file}` hold the same numeric pid, and "
-        f"`{home}/{g.heartbeat_file}` was touched in the last {g.heartbeat_max_age_s} s; a halt "
-        f"skips this check) and only in a working directory at or below an absolute path listed "
-        f"in `{home}/{g.armed_roots_file}` (one per line). Otherwise it exits 0 with no output.",
+        _when(spec, home),
         "",
         "## Switching the hooks off",
         "",
@@ -230,6 +227,24 @@ def install_md(loaded: Loaded, artifacts: list[Artifact]) -> bytes:
 
 
 # -- the tarball ---------------------------------------------------------------------------
+
+def _when(spec: Spec, home: str) -> str:
+    """The conditions a gate checks before its tentacle, as the spec turns them on."""
+    g = spec.gate
+    halt = "; a halt skips this check" if spec.halt.enabled else ""
+    parts = []
+    if g.readiness:
+        parts.append(f"while the daemon's readiness lease holds (`{home}/{g.ready_file}` and "
+                     f"`{home}/{g.pid_file}` hold the same numeric pid, and `{home}/"
+                     f"{g.heartbeat_file}` was touched in the last {g.heartbeat_max_age_s} s"
+                     f"{halt})")
+    if g.armed_roots:
+        parts.append("in a working directory at or below an absolute path listed in "
+                     f"`{home}/{g.armed_roots_file}` (one per line)")
+    if not parts:
+        return "A gate runs its tentacle on every event, in any working directory."
+    return f"A gate runs its tentacle only {' and only '.join(parts)}. Otherwise it exits 0 with no output."
+
 
 def _dirs(paths: list[str]) -> set[str]:
     out: set[str] = set()

@@ -4,6 +4,7 @@ template's final newline survives), plus filters that make spec text safe as sh 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -13,7 +14,7 @@ import jinja2
 
 from hookshape import outputs
 from hookshape.errors import HookshapeError
-from hookshape.matchers import mcp_prefix
+from hookshape.matchers import mcp_prefixes
 from hookshape.profiles import Profile
 from hookshape.spec import HOOK_DIR, Group, Hook, Spec, Tentacle
 
@@ -27,13 +28,16 @@ def templates_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "templates"
 
 
+# inside single quotes, each of these closes the quote, is escaped, and reopens it
+_SH_ESCAPES = {"'": "'\\''", "$": "'\\$'", "`": "'\\`'", "\\": "'\\\\'"}
+
+
 def sh_quote(value: object) -> str:
-    """A single-quoted sh word: the value stays data whatever it holds. `$` and backquotes are
-    backslash-escaped between the quotes, so no text that looks like an expansion sits inside
-    single quotes (shellcheck's SC2016 on a message that mentions `$HOME`)."""
-    text = str(value)
-    for old, new in (("'", "'\\''"), ("$", "'\\$'"), ("`", "'\\`'")):
-        text = text.replace(old, new)
+    """A single-quoted sh word: the value stays data whatever it holds. `$`, backquotes and
+    backslashes are backslash-escaped outside the quotes, so no text that looks like an expansion
+    sits inside single quotes (shellcheck's SC2016 on a message that mentions `$HOME`) and no
+    backslash ends a quoted part (SC1003 on a command word holding `\\$HOME`)."""
+    text = "".join(_SH_ESCAPES.get(c, c) for c in str(value))
     return "'" + text + "'"
 
 
@@ -51,18 +55,27 @@ def awk_string(value: object) -> str:
     return '"' + text + '"'
 
 
-def awk_message(template: str, mapping: dict[str, str]) -> str:
-    """A spec message with {placeholders} as an awk concatenation of literals and expressions."""
+def _message(template: str, literal: Callable[[str], str], slot: Callable[[str], str | None]) -> list[str]:
+    """A spec message cut at its {placeholders}: each literal run through `literal`, each
+    placeholder through `slot` (None: the placeholder stays literal text)."""
     parts: list[str] = []
     pos = 0
     for m in _PLACEHOLDER.finditer(template):
+        expr = slot(m.group(1))
+        if expr is None:
+            continue
         if m.start() > pos:
-            parts.append(awk_string(template[pos:m.start()]))
-        parts.append("(" + mapping[m.group(1)] + ")")
+            parts.append(literal(template[pos:m.start()]))
+        parts.append(expr)
         pos = m.end()
     if pos < len(template) or not parts:
-        parts.append(awk_string(template[pos:]))
-    return " ".join(parts)
+        parts.append(literal(template[pos:]))
+    return parts
+
+
+def awk_message(template: str, mapping: dict[str, str]) -> str:
+    """A spec message with {placeholders} as an awk concatenation of literals and expressions."""
+    return " ".join(_message(template, awk_string, lambda name: "(" + mapping[name] + ")"))
 
 
 def awk_list(values: list[str]) -> str:
@@ -81,27 +94,24 @@ def environment(root: str) -> jinja2.Environment:
         autoescape=False,
     )
     env.filters.update(sq=sh_quote, awks=awk_string, awkmsg=awk_message, awklist=awk_list,
-                       shmsg=sh_message)
+                       shmsg=sh_message, oneline=one_line)
     env.globals.update(answer_json=outputs.stdout_text, answer_tpl=outputs.awk_template,
                        answer_err=outputs.on_stderr)
     return env
 
 
+def one_line(text: object, limit: int = 80) -> str:
+    """Text for a comment line of a script: control characters as spaces (a line break would end
+    the comment and make the rest code), runs of blanks as one, at most `limit` characters."""
+    flat = " ".join("".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in str(text)).split())
+    return flat if len(flat) <= limit else flat[:limit - 3] + "..."
+
+
 def sh_message(template: str, mapping: dict[str, str]) -> str:
     """A spec message with {placeholders} as one sh word: literal parts single-quoted, each
     placeholder the double-quoted expansion of its variable (`{"hook": "$1"}`)."""
-    parts: list[str] = []
-    pos = 0
-    for m in _PLACEHOLDER.finditer(template):
-        if m.group(1) not in mapping:
-            continue
-        if m.start() > pos:
-            parts.append(sh_quote(template[pos:m.start()]))
-        parts.append('"' + mapping[m.group(1)] + '"')
-        pos = m.end()
-    if pos < len(template) or not parts:
-        parts.append(sh_quote(template[pos:]))
-    return "".join(parts)
+    return "".join(_message(template, sh_quote,
+                            lambda name: '"' + mapping[name] + '"' if name in mapping else None))
 
 
 def _hook_word(prefix: str, hook: Hook, word: str) -> str:
@@ -137,8 +147,8 @@ def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle | Group) -> d
         "role": tentacle.role,
         "p": prefix,
         "P": prefix.upper(),
-        "tentacles": spec.tentacles,
-        "mcp_prefixes": {v.id: mcp_prefix(spec, v) for v in vendors},
+        "tentacles": spec.jobs(),
+        "mcp_prefixes": {v.id: mcp_prefixes(spec, v) for v in vendors},
         "deadline": spec.deadline(tentacle),
         # user hooks have their own deadlines: only a timeout counts against them, never slowness
         "slow": spec.gate.slow_ms if isinstance(tentacle, Tentacle) else spec.deadline(tentacle),

@@ -4,9 +4,28 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Annotated, ClassVar, Literal
+import warnings
+from collections.abc import Mapping
+from operator import attrgetter
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+
+from hookshape import defaults
+from hookshape.defaults import symbolic
+from hookshape.validation import pattern_words
 
 Role = Literal["prompt", "pre_tool", "post_tool", "stop"]
 ROLES: tuple[Role, ...] = ("prompt", "pre_tool", "post_tool", "stop")
@@ -90,53 +109,112 @@ AsciiLine = Annotated[str, Field(
                 "distress file as it is)")]
 
 
+def _words_too(schema: dict[str, JsonValue], model: type[Any]) -> None:
+    """In the JSON schema a field of a constrained type says what it is, then what it allows."""
+    props = schema.get("properties")
+    if not (isinstance(props, dict) and isinstance(model, type) and issubclass(model, BaseModel)):
+        return
+    words = pattern_words(model)
+    for prop in (p for p in props.values() if isinstance(p, dict)):
+        said, own = words.get(str(prop.get("pattern"))), str(prop.get("description", ""))
+        if said and said not in own:
+            prop["description"] = f"{own}; {said}"
+
+
 class Strict(BaseModel):
     # strict: TOML values are typed already; "1000" or true for a number is a mistake, not a cast
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, json_schema_extra=_words_too)
 
 
 class Harness(Strict):
-    name: ScriptName
-    prefix: Prefix
-    home_env: EnvName
-    home_default: HomePath
-    tentacle_dir: ScriptName
-    state_dir: RelPath
-    provider_env: EnvName
-    actor_env: EnvName
-    shell_env: EnvName
-    stdin_max_bytes: Annotated[int, Field(ge=4096, le=16 * 1024 * 1024)]
+    name: ScriptName = Field(description="the harness's name (required): the harness CLI, the "
+                                         "home ~/.<name> and other defaults derive from it")
+    prefix: Prefix = Field(description="the shell prefix (required): globals are _<prefix>_*, "
+                                       "env vars <PREFIX>_*")
+    home_env: EnvName = Field(symbolic("harness", "home_env"),
+                              description="the env var that moves the harness home")
+    home_default: HomePath = Field(symbolic("harness", "home_default"), description=(
+        "the harness home when home_env is unset; `~` is the user's home at run time"))
+    tentacle_dir: ScriptName = Field("hooks", description=(
+        "gates are in <home>/bin, tentacles and hook files in <home>/bin/<tentacle_dir>"))
+    state_dir: RelPath = Field(defaults.STATE_DIR, description=(
+        "markers, locks and temp files under <home>/<state_dir>"))
+    provider_env: EnvName = Field(symbolic("harness", "provider_env"),
+                                  description="the env var a gate sets to the vendor's id")
+    actor_env: EnvName = Field(symbolic("harness", "actor_env"),
+                               description="the env var naming the agent (lock holders, trails)")
+    shell_env: EnvName = Field(symbolic("harness", "shell_env"), description=(
+        "the env var naming the interpreter a gate runs its tentacle with (optional at run time)"))
+    stdin_max_bytes: Annotated[int, Field(ge=4096, le=16 * 1024 * 1024)] = Field(
+        262_144, description="bytes of an event read from stdin; a longer event counts as cut")
     json_max_values: Annotated[int, Field(
         ge=256, le=1_000_000,
         description="values a tentacle reads from one event; past it the event counts as cut "
                     "(the oversize rule), so many tiny values cannot buy parse time")] = 8192
-    session_key_max: Annotated[int, Field(ge=8, le=200)]
-    awk_prefer: Annotated[list[ScriptName], Field(max_length=8)]
+    session_key_max: Annotated[int, Field(ge=8, le=200)] = Field(
+        64, description="characters of a vendor's session id kept in state file names")
+    awk_prefer: Annotated[list[ScriptName], Field(max_length=8)] = Field(["mawk"], description=(
+        "awks tried on PATH before plain `awk` (with gawk a tentacle takes about twice as long)"))
 
 
 class Matrix(Strict):
-    file_env: EnvName
-    file_default: RelPath
-    lock_prefix: EnvName
-    alert_prefix: EnvName
-    pheromone_prefix: EnvName
+    file_env: EnvName = Field(symbolic("matrix", "file_env"),
+                              description="the env var that moves the coordination file")
+    file_default: RelPath = Field(symbolic("matrix", "file_default"), description=(
+        "the coordination file (locks, alerts, trails), relative to the harness home"))
+    lock_prefix: EnvName = Field(symbolic("matrix", "lock_prefix"),
+                                 description="the key prefix of a file lock in the matrix")
+    alert_prefix: EnvName = Field(symbolic("matrix", "alert_prefix"),
+                                  description="the key prefix of an alert in the matrix")
+    pheromone_prefix: EnvName = Field(symbolic("matrix", "pheromone_prefix"),
+                                      description="the key prefix of a trail in the matrix")
     # a hashed key is the tail of the path's form, "__" and 14 hash digits: at least 8 of the tail
-    suffix_max: Annotated[int, Field(ge=24, le=200)]
-    pheromone_ttl_s: PosInt
-    project_marker: FileName
-    path_max: Annotated[int, Field(ge=256, le=65536)]
-    targets_max: Annotated[int, Field(ge=1, le=1024)]
-    holder_max: Annotated[int, Field(ge=8, le=4096)]
-    reason_max: Annotated[int, Field(ge=256, le=65536)]
+    suffix_max: Annotated[int, Field(ge=24, le=200)] = Field(80, description=(
+        "characters of a key after its prefix; a longer path's key is hashed"))
+    pheromone_ttl_s: PosInt = Field(1800, description="seconds a trail is shown")
+    project_marker: FileName = Field(symbolic("matrix", "project_marker"), description=(
+        "the nearest ancestor holding this directory is the project"))
+    path_max: Annotated[int, Field(ge=256, le=65536)] = Field(4096, description=(
+        "bytes of a normalised edit target; a longer one is not checked"))
+    targets_max: Annotated[int, Field(ge=1, le=1024)] = Field(64, description=(
+        "targets checked per tool call; a call naming more is not checked"))
+    holder_max: Annotated[int, Field(ge=8, le=4096)] = Field(128, description=(
+        "bytes of a lock holder's name shown in a message"))
+    reason_max: Annotated[int, Field(ge=256, le=65536)] = Field(4096, description=(
+        "bytes of a block or warn text (one line per locked target)"))
 
 
 class Dial(Strict):
-    env: EnvName
-    values: Annotated[list[Word], Field(min_length=2)]
-    default: str
-    files: Annotated[list[RelPath], Field(min_length=1)]
-    key: JsonKey
-    field: JsonKey
+    """An operator's dial: its value comes from its env var, else from the nearest of its JSON
+    files walked up from the event's cwd, else its default. (Defaults: defaults.DIALS.)"""
+
+    env: EnvName = Field("<PREFIX>_<DIAL>", description="the env var that sets the dial (it wins)")
+    values: Annotated[list[Word], Field(min_length=2)] = Field(
+        ["<the built-in words of the dial>"], description="the words the dial takes")
+    default: str = Field("enforce", description="the value when neither the env var nor a file sets one")
+    files: Annotated[list[RelPath], Field(min_length=1)] = Field(
+        ["<project_marker>/<dial>.json", "<project_marker>/project.json"], description=(
+            "JSON files looked for in the event's cwd and each directory above it, nearest first"))
+    key: JsonKey = Field("<dial>", description="the file's key holding the dial")
+    field: JsonKey = Field("level", description=(
+        "the field of that key holding the value (`.<key>.<field>`, or `.<key>` as a bare string); "
+        "sitrep: endOfTurn"))
+    # the tentacles act on what a value means, never on the word (each kind of dial narrows this)
+    meaning: Mapping[Word, str] = Field(default_factory=dict)
+    # the built-in words and their meanings: a value the meaning table leaves out keeps its own
+    BUILT_IN: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _built_in_meanings(cls, data: object) -> object:
+        if not isinstance(data, dict) or not isinstance(data.get("values"), list):
+            return data
+        given = data.get("meaning", {})
+        if not isinstance(given, dict):
+            return data
+        known = {v: cls.BUILT_IN[v] for v in data["values"]
+                 if isinstance(v, str) and v in cls.BUILT_IN and v not in given}
+        return {**data, "meaning": {**given, **known}} if known else data
 
     @model_validator(mode="after")
     def _default_in_values(self) -> Dial:
@@ -144,60 +222,231 @@ class Dial(Strict):
             raise ValueError(f"default: {self.default!r} is not one of {self.values}")
         if len(set(self.values)) != len(self.values):
             raise ValueError("values: must be unique")
+        allowed = "|".join(dict.fromkeys(type(self).BUILT_IN.values()))
+        for value in self.values:
+            if value not in self.meaning:
+                raise ValueError(f"meaning: no meaning for the value {value!r} "
+                                 f"(give meaning = {{ {value} = \"{allowed}\", ... }})")
+        for value in self.meaning:
+            if value not in self.values:
+                raise ValueError(f"meaning: {value!r} is not one of the values {self.values}")
         return self
+
+    def meanings(self) -> list[str]:
+        """The meaning of each value, in the order of the values."""
+        return [self.meaning[v] for v in self.values]
+
+
+class SuggestibilityDial(Dial):
+    """What the pre-tool tentacle does with an edit of a file another actor has locked."""
+
+    meaning: dict[Word, Literal["allow", "warn", "block"]] = Field({}, description=(
+        "what each value means: allow (say nothing), warn (let the edit through with the warn "
+        "message), block (refuse it with the block message); a value left out that is one of "
+        "advisory, warn, enforce means allow, warn, block"))
+    BUILT_IN: ClassVar[dict[str, str]] = {"advisory": "allow", "warn": "warn", "enforce": "block"}
+
+
+class SitrepDial(Dial):
+    """What the stop tentacle does with a closing message that fails the closeout check (and
+    whether the prompt tentacle states the contract)."""
+
+    meaning: dict[Word, Literal["off", "suggest", "block"]] = Field({}, description=(
+        "what each value means: off (no contract at turn start, no check at stop), suggest (a "
+        "reminder), block (keep the agent working once per session and TTL); a value left out "
+        "that is one of off, suggest, enforce means off, suggest, block"))
+    BUILT_IN: ClassVar[dict[str, str]] = {"off": "off", "suggest": "suggest", "enforce": "block"}
+
+
+def _dial_default(name: str, kind: type[Dial]) -> dict[str, Any]:
+    """A dial as a left-out one is filled (defaults.DIALS), with placeholders, for the schema."""
+    out = {key: rule(defaults.SYMBOLIC) for key, rule in defaults.DIALS[name].items()}
+    return {**out, "meaning": dict(kind.BUILT_IN)}
 
 
 class Dials(Strict):
-    suggestibility: Dial
-    sitrep: Dial
-
-    @model_validator(mode="after")
-    def _enums(self) -> Dials:
-        need = {"suggestibility": {"advisory", "warn", "enforce"}, "sitrep": {"off", "suggest", "enforce"}}
-        for name, values in need.items():
-            dial: Dial = getattr(self, name)
-            if set(dial.values) != values:
-                raise ValueError(f"{name}.values: must be exactly {sorted(values)} (the tentacles act on these)")
-        return self
+    suggestibility: SuggestibilityDial = Field(
+        _dial_default("suggestibility", SuggestibilityDial), description=(  # type: ignore[assignment]
+            "what the pre-tool tentacle does with an edit of a file another actor has locked"))
+    sitrep: SitrepDial = Field(_dial_default("sitrep", SitrepDial), description=(  # type: ignore[assignment]
+        "the end-of-turn contract: stated at turn start, checked at stop"))
 
 
 class Halt(Strict):
-    sentinel_env: EnvName
-    sentinel_default: RelPath
-    distress_env: EnvName
-    distress_default: RelPath
-    cli: Annotated[list[ScriptName], Field(min_length=1)]
-    allowed_args: list[ArgWord]
-    shells: list[ScriptName]
-    decoders: list[ScriptName]
-    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)]
-    mcp_server: ScriptName
-    daemon_names: list[ProcessName]
-    daemon_verbs: list[ScriptName]
-    seen_line: AsciiLine
-    complied_line: AsciiLine
+    enabled: bool = Field(True, description=(
+        "the halt model: a sentinel file the operator creates blocks the harness CLI, its MCP "
+        "tools and daemon starts, and tells the agent; false: no sentinel check, no halt rule, "
+        "no halt text is rendered (the other [halt] keys are then unused)"))
+    sentinel_env: EnvName = Field(symbolic("halt", "sentinel_env"), description=(
+        "the env var that moves the halt sentinel"))
+    sentinel_default: RelPath = Field(symbolic("halt", "sentinel_default"), description=(
+        "the halt sentinel under the harness home: while it exists the harness is halted; its "
+        "first line is the reason"))
+    distress_env: EnvName = Field(symbolic("halt", "distress_env"), description=(
+        "the env var that moves the distress file"))
+    distress_default: RelPath = Field(symbolic("halt", "distress_default"), description=(
+        "the distress file under the harness home (SEEN / COMPLIED lines are appended to it)"))
+    cli: Annotated[list[ScriptName], Field(min_length=1)] = Field(symbolic("halt", "cli"), description=(
+        "the harness CLI names: blocked under halt except with allowed_args"))
+    allowed_args: list[ArgWord] = Field(symbolic("halt", "allowed_args"), description=(
+        "arguments with which the harness CLI stays allowed under halt"))
+    shells: list[ScriptName] = Field(symbolic("halt", "shells"), description=(
+        "what runs decoded text: with a decoder in one command, blocked under halt"))
+    decoders: list[ScriptName] = Field(symbolic("halt", "decoders"), description=(
+        "decoders that, with a shell or eval in the same command, are blocked under halt"))
+    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(symbolic("halt", "scan_max_bytes"), description=(
+        "a longer shell command is blocked under halt without a scan"))
+    mcp_servers: list[ScriptName] = Field(symbolic("halt", "mcp_servers"), description=(
+        "the harness's MCP servers: under halt every tool of each is blocked (empty: none)"))
+    daemon_managers: list[ScriptName] = Field(["launchctl", "brew"], description=(
+        "service managers whose start verb naming a daemon_names entry is blocked under halt "
+        "(empty: none)"))
+    daemon_names: list[ProcessName] = Field(symbolic("halt", "daemon_names"), description=(
+        "the harness daemon's names: starting one through a daemon manager is blocked under halt"))
+    daemon_verbs: list[ScriptName] = Field(symbolic("halt", "daemon_verbs"), description=(
+        "the start verbs of the daemon managers"))
+    seen_line: AsciiLine = Field(symbolic("halt", "seen_line"), description=(
+        "the line written to the distress file when the agent first meets the halt"))
+    complied_line: AsciiLine = Field(symbolic("halt", "complied_line"), description=(
+        "the line written when a halted turn ends without a blocked call"))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: object) -> object:
+        if isinstance(data, dict) and "mcp_server" in data:
+            raise ValueError("mcp_server: renamed to mcp_servers, a list "
+                             "(mcp_servers = [\"<server>\"], or [] for none)")
+        return data
+
+
+READERS = ("cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "ls", "stat", "wc",
+           "diff", "cmp", "file", "test", "md5sum", "sha1sum", "sha256sum", "jq", "echo", "printf",
+           "readlink", "realpath", "du", "cd", "pushd")
 
 
 class Protect(Strict):
     """Control files the agent's edit and shell tools may not change, move or remove."""
 
-    home: Annotated[list[RelPath], Field(min_length=1)]
-    anywhere: list[RelPath]
-    readers: list[ScriptName]
-    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)]
-    echo_max_bytes: Annotated[int, Field(ge=32, le=4096)]
+    home: Annotated[list[RelPath], Field(min_length=1)] = Field(symbolic("protect", "home"), description=(
+        "under the harness home: the path, anything in it, any directory above it (default: "
+        "every control file the spec names, the state dir and bin)"))
+    anywhere: list[RelPath] = Field(symbolic("protect", "anywhere"), description=(
+        "matched by their tail in any directory (default: the dial files)"))
+    readers: list[ScriptName] = Field(list(READERS), description=(
+        "commands that only read the paths they name"))
+    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(8192, description=(
+        "a longer command is scanned for the protected names only, and blocked if it holds one"))
+    echo_max_bytes: Annotated[int, Field(ge=32, le=4096)] = Field(256, description=(
+        "the block message shows at most this much of the path"))
+
+
+def _awk_ere(value: str) -> str:
+    """A closeout pattern is a POSIX ERE every awk reads alike: it compiles in Python's re and
+    holds nothing that only Python's re (or only some awks) knows."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "possible nested set" on [[:digit:]]
+            re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"not a valid regex: {exc}") from None
+    problem = _ere_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _ere_problem(value: str) -> str:
+    """The first construct of the pattern that awk EREs lack, in words, or ""."""
+    i, n = 0, len(value)
+    prev = ""  # the previous token: "(", "|", "q" (a quantifier) or "x" (anything else)
+    while i < n:
+        c = value[i]
+        if c == "\\":
+            nxt = value[i + 1:i + 2]
+            if nxt.isalnum():
+                return (f"\\{nxt}: awk EREs have no backslash-letter or backslash-digit escapes "
+                        "(backreferences, \\d, \\w, \\b, \\n ...): use a bracket expression such as [0-9]")
+            i, prev = i + 2, "x"
+            continue
+        if c == "[":
+            end = _bracket_end(value, i)
+            if "\\" in value[i:end]:
+                return ("a backslash inside [...] is read differently by the awks: put ] first and - "
+                        "last instead")
+            i, prev = end, "x"
+            continue
+        if c == "(" and value[i + 1:i + 2] == "?":
+            return "(?...) groups (lookaround, non-capturing, flags, names) are not in awk EREs"
+        if c == "{":
+            return ("a {n,m} interval is not read by every awk (mawk takes it as text): repeat the item, "
+                    "or write \\{ for a brace")
+        if c in "*+?" and prev == "q":
+            return f"{value[i - 1]}{c}: a lazy or repeated quantifier is not in awk EREs"
+        if (c == "|" and prev in ("", "(", "|")) or (c == ")" and prev == "|"):
+            return _EMPTY_ALT
+        prev = "q" if c in "*+?" else c if c in "(|" else "x"
+        i += 1
+    return _EMPTY_ALT if prev == "|" else ""
+
+
+_EMPTY_ALT = "an empty alternative ('|' at an end or beside another '|') is refused by some awks"
+
+
+def _bracket_end(value: str, start: int) -> int:
+    """The index just after the bracket expression opening at start ([^]...], [[:digit:]])."""
+    i = start + 1
+    if value[i:i + 1] == "^":
+        i += 1
+    if value[i:i + 1] == "]":
+        i += 1
+    while i < len(value) and value[i] != "]":
+        if value[i] == "[" and value[i + 1:i + 2] in (":", ".", "="):
+            close = value.find(value[i + 1] + "]", i + 2)
+            i = close + 2 if close >= 0 else len(value)
+            continue
+        i += 1
+    return i + 1
 
 
 class Stop(Strict):
-    marker_dir: ScriptName
-    block_ttl_s: PosInt
-    gc_batch: Annotated[int, Field(ge=1, le=1000)]
-    compliance_keyword: Keyword
-    counter_mode: Literal["observe", "enforce"] = Field(description=(
+    marker_dir: ScriptName = Field("stop-blocks", description=(
+        "the per-session block markers, under <home>/<state_dir>"))
+    block_ttl_s: PosInt = Field(300, description=(
+        "a session is kept working at most once per this many seconds"))
+    gc_batch: Annotated[int, Field(ge=1, le=1000)] = Field(16, description=(
+        "stale markers removed per stop call"))
+    compliance_keyword: Keyword = Field(defaults.KEYWORD, description=(
+        "the word the closing message must hold (checks keyword+table and keyword)"))
+    counter_mode: Literal["observe", "enforce"] = Field("observe", description=(
         "on a vendor without a stop_hook_active flag (its profile's output.stop_guard = counter): "
         "observe only, or block with a per-session counter"))
-    counter_max_blocks: Annotated[int, Field(ge=1, le=8, description=(
-        "blocks per session on such a vendor when counter_mode = enforce"))]
+    counter_max_blocks: Annotated[int, Field(ge=1, le=8)] = Field(1, description=(
+        "blocks per session on such a vendor when counter_mode = enforce"))
+    check: Literal["keyword+table", "keyword", "regex"] = Field("keyword+table", description=(
+        "what the last assistant message of a turn must hold to comply: keyword+table (the "
+        "compliance keyword, any case, and a table line: two or more '|'), keyword (the "
+        "compliance keyword alone, any case), regex (a match of `pattern`). messages.stop_directive, "
+        "stop_suggest and sitrep_contract keep their text whatever the check (each is followed by "
+        "messages.sitrep_header): write them to fit the chosen check"))
+    pattern: Annotated[str, Field(
+        pattern=r"^[ -~]{1,1000}$",
+        description="1 to 1000 printable ASCII characters"), AfterValidator(_awk_ere)] | None = Field(
+        None, description=(
+            "check = regex: a POSIX ERE the message must match, as awk's ~ does (case-sensitive; "
+            "^ and $ are the ends of the whole message; . and [^...] match a newline too). "
+            "Refused at load: what Python's re cannot compile, and what awk EREs lack: (?...) "
+            "groups (lookaround, flags), backslash-letter and backslash-digit escapes "
+            "(backreferences, \\d, \\b, \\n: write [0-9]), lazy quantifiers, {n,m} intervals "
+            "(mawk reads them as text: write \\{ for a brace), empty alternatives, and a "
+            "backslash inside [...] (put ] first and - last instead)"))
+
+    @model_validator(mode="after")
+    def _pattern_with_regex(self) -> Stop:
+        if self.check == "regex" and self.pattern is None:
+            raise ValueError("pattern: the regex check needs a pattern (a POSIX ERE)")
+        if self.check != "regex" and self.pattern is not None:
+            raise ValueError(f"pattern: only the regex check takes a pattern (check is {self.check!r})")
+        return self
 
 
 LOOPBACK_HOSTS = ("127.0.0.1", "[::1]", "localhost")
@@ -235,11 +484,13 @@ class Inbox(Strict):
         "http://127.0.0.1:9876/inbox/unread", description=(
             "http://<host>[:<port>]/<path>, host 127.0.0.1, [::1] or localhost"))
     field: Annotated[str, Field(
-        pattern=r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*){0,7}$")] = Field(
+        pattern=r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*){0,7}$",
+        description="a JSON key, or up to 8 keys joined by '.'")] = Field(
         "unread", description=(
             "a JSON key (letters, digits, '_' and '-', starting with a letter or '_'), or up to 8 "
             "keys joined by '.' for a nested one: the field of the reply that holds the count"))
-    line: Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,500}$")] = Field(
+    line: Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,500}$",
+                               description="one line of 1 to 500 characters, no control character")] = Field(
         "INBOX: {count} unread message(s) for this agent", description=(
             "one line of 1 to 500 characters, no control character: the context line, where "
             "{count} (the only placeholder) is the count"))
@@ -254,39 +505,74 @@ class Inbox(Strict):
 
 
 class Prompt(Strict):
-    max_entries: Annotated[int, Field(ge=0, le=50)]
-    max_bytes: Annotated[int, Field(ge=64, le=65536)]
-    context_max_bytes: Annotated[int, Field(ge=256, le=65536)]
+    max_entries: Annotated[int, Field(ge=0, le=50)] = Field(2, description=(
+        "alerts and trails listed in the coordination block, at most"))
+    max_bytes: Annotated[int, Field(ge=64, le=65536)] = Field(512, description=(
+        "bytes of one listed entry, at most"))
+    context_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(4096, description=(
+        "bytes of the whole turn-start context, at most"))
     inbox: Inbox | None = Field(None, description=(
         "the inbox probe: a count of unread items for the coordination block (absent: off)"))
 
 
 class Gate(Strict):
-    deadline_ms: Annotated[int, Field(ge=50, le=600_000)]
-    deadline_env: EnvName
-    slow_ms: PosInt
-    slow_env: EnvName
-    failure_threshold: Annotated[int, Field(ge=1, le=100)]
-    threshold_env: EnvName
-    cooldown_ms: PosInt
-    cooldown_env: EnvName
-    kill_grace_ms: Annotated[int, Field(ge=10, le=10_000)]
-    watch_poll_ms: Annotated[int, Field(ge=10, le=60_000)]
-    vendor_margin_ms: Annotated[int, Field(ge=100)]
-    health_dir: RelPath
-    ready_file: RelPath
-    pid_file: RelPath
-    heartbeat_file: RelPath
-    heartbeat_max_age_s: PosInt
-    armed_roots_file: RelPath
-    kill_switch_file: RelPath
-    kill_switch_env: EnvName
-    kill_switch_off_value: Alnum
-    debug_switch_file: RelPath
-    debug_log: RelPath
-    debug_log_max_bytes: Annotated[int, Field(ge=1024)]
-    verdict_env: EnvName
-    verdict_code: Annotated[int, Field(ge=3, le=125)]
+    deadline_ms: Annotated[int, Field(ge=50, le=600_000)] = Field(symbolic("gate", "deadline_ms"), description=(
+        "the gate's deadline for its job; a job still running then is killed (TERM, kill grace, "
+        "KILL) and the call allowed"))
+    deadline_env: EnvName = Field(symbolic("gate", "deadline_env"), description=(
+        "the env var that overrides deadline_ms at run time"))
+    slow_ms: PosInt = Field(symbolic("gate", "slow_ms"), description=(
+        "a built-in job slower than this counts a breaker failure (its answer still stands)"))
+    slow_env: EnvName = Field(symbolic("gate", "slow_env"), description=(
+        "the env var that overrides slow_ms"))
+    failure_threshold: Annotated[int, Field(ge=1, le=100)] = Field(symbolic("gate", "failure_threshold"), description=(
+        "failures in a row that open the breaker"))
+    threshold_env: EnvName = Field(symbolic("gate", "threshold_env"), description=(
+        "the env var that overrides failure_threshold"))
+    cooldown_ms: PosInt = Field(symbolic("gate", "cooldown_ms"), description=(
+        "how long an open breaker skips the job before one call probes it"))
+    cooldown_env: EnvName = Field(symbolic("gate", "cooldown_env"), description=(
+        "the env var that overrides cooldown_ms"))
+    kill_grace_ms: Annotated[int, Field(ge=10, le=10_000)] = Field(symbolic("gate", "kill_grace_ms"), description=(
+        "between TERM and KILL of a job past its deadline"))
+    watch_poll_ms: Annotated[int, Field(ge=10, le=60_000)] = Field(symbolic("gate", "watch_poll_ms"), description=(
+        "how often the deadline watchdog looks whether its job has ended"))
+    vendor_margin_ms: Annotated[int, Field(ge=100)] = Field(symbolic("gate", "vendor_margin_ms"), description=(
+        "every vendor timeout must exceed the longest gate deadline by at least this"))
+    health_dir: RelPath = Field(symbolic("gate", "health_dir"), description=(
+        "breaker state, probes and capture files, under the harness home"))
+    ready_file: RelPath = Field(symbolic("gate", "ready_file"), description=(
+        "readiness lease: the daemon's ready file (its first line, a pid, must match pid_file)"))
+    pid_file: RelPath = Field(symbolic("gate", "pid_file"), description=(
+        "readiness lease: the daemon's pid file"))
+    heartbeat_file: RelPath = Field(symbolic("gate", "heartbeat_file"), description=(
+        "readiness lease: a file the daemon touches"))
+    heartbeat_max_age_s: PosInt = Field(symbolic("gate", "heartbeat_max_age_s"), description=(
+        "readiness lease: the heartbeat's greatest age"))
+    readiness: bool = Field(True, description=(
+        "the readiness lease: a gate runs its job only while ready_file and pid_file agree and "
+        "heartbeat_file is fresh (a harness daemon keeps them); false: no lease check at all"))
+    armed_roots: bool = Field(True, description=(
+        "armed roots: a gate runs its job only at or below a root listed in armed_roots_file; "
+        "false: wherever it is installed"))
+    armed_roots_file: RelPath = Field(symbolic("gate", "armed_roots_file"), description=(
+        "one absolute project root per line: gates act at or below these only"))
+    kill_switch_file: RelPath = Field(symbolic("gate", "kill_switch_file"), description=(
+        "while it exists every gate exits 0 at once"))
+    kill_switch_env: EnvName = Field(symbolic("gate", "kill_switch_env"), description=(
+        "this env var set to kill_switch_off_value does the same"))
+    kill_switch_off_value: Alnum = Field(symbolic("gate", "kill_switch_off_value"), description=(
+        "the value of kill_switch_env that switches the gates off"))
+    debug_switch_file: RelPath = Field(symbolic("gate", "debug_switch_file"), description=(
+        "while it exists every gate logs a start and an end line per call to debug_log"))
+    debug_log: RelPath = Field(symbolic("gate", "debug_log"), description=(
+        "the gates' debug log (no payload content), under the harness home"))
+    debug_log_max_bytes: Annotated[int, Field(ge=1024)] = Field(symbolic("gate", "debug_log_max_bytes"), description=(
+        "the debug log is rotated to .1 past this size"))
+    verdict_env: EnvName = Field(symbolic("gate", "verdict_env"), description=(
+        "the env var by which a gate asks its job to signal a verdict with verdict_code"))
+    verdict_code: Annotated[int, Field(ge=3, le=125)] = Field(symbolic("gate", "verdict_code"), description=(
+        "the exit code of a job's verdict under its gate (the gate turns it into the vendor's block)"))
 
     @model_validator(mode="after")
     def _slow_below_deadline(self) -> Gate:
@@ -309,22 +595,44 @@ _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
 class Messages(Strict):
-    halt_header: Text
-    halt_body: Text
-    coordination_header: Text
-    alert_line: Text
-    pheromone_line: Text
-    sitrep_header: Text
-    sitrep_contract: Text
-    warn: Text
-    block: Text
-    unchecked: Text
-    halt_block: Text
-    protect_block: Text
-    stop_directive: Text
-    stop_suggest: Text
-    breaker_notice: Text
-    post_note: Text
+    """Every text the agent sees; {placeholders} are checked (PLACEHOLDERS)."""
+
+    halt_header: Text = Field(symbolic("messages", "halt_header"),
+                              description="the first line of the halt notice")
+    halt_body: Text = Field("The harness is halted by its operator. Do not start, stop or call "
+                            "the harness CLI or its tools until the halt is lifted.",
+                            description="the halt notice under its header")
+    coordination_header: Text = Field(symbolic("messages", "coordination_header"),
+                                      description="the header of the coordination block")
+    alert_line: Text = Field("ALERT {id}: {text}", description="one alert of the block")
+    pheromone_line: Text = Field("TRAIL {path} | {note} | {actor} | {ts}",
+                                 description="one trail of the block")
+    sitrep_header: Text = Field("| Change | Status | Next step |", description=(
+        "the header of the table the stop gate asks for"))
+    sitrep_contract: Text = Field(symbolic("messages", "sitrep_contract"), description=(
+        "the prompt's reminder of the end-of-turn table (the header follows)"))
+    warn: Text = Field("WARNING: {path} is locked by {holder}. Coordinate with {holder} before "
+                       "you change it.", description="an edit of a locked file, not blocked")
+    block: Text = Field("BLOCKED: {path} is locked by {holder}. Ask {holder} to release the "
+                        "lock, or leave this file alone.",
+                        description="an edit of a locked file, blocked")
+    unchecked: Text = Field(
+        "BLOCKED: this edit is too large to check against the file locks other agents hold (its "
+        "event passed the size, nesting or value-count bound, or it names a path or more files "
+        "than the bounds allow). Split it into smaller edits.",
+        description="an edit past the bounds of the edit gate, blocked under enforce")
+    halt_block: Text = Field(symbolic("messages", "halt_block"),
+                             description="a call of the harness CLI or its tools under halt")
+    protect_block: Text = Field(
+        "PROTECTED: {path} is a control file of the harness. The agent may not change, move or "
+        "remove it; ask the operator.", description="a change of a control file, blocked")
+    stop_directive: Text = Field(symbolic("messages", "stop_directive"), description=(
+        "the stop gate keeps the agent working: the table is missing (the header follows)"))
+    stop_suggest: Text = Field(symbolic("messages", "stop_suggest"), description=(
+        "the stop gate's reminder when it only suggests (the header follows)"))
+    breaker_notice: Text = Field(symbolic("messages", "breaker_notice"), description=(
+        "a gate's breaker opened after repeated failures"))
+    post_note: Text = Field("mutated via {tool}", description="the trail note of an edit")
 
     @model_validator(mode="after")
     def _placeholders(self) -> Messages:
@@ -339,11 +647,15 @@ class Messages(Strict):
 
 
 class Tentacle(Strict):
-    role: Role
-    name: ScriptName
-    phase: PhaseName
-    registered: bool = True
-    matcher: dict[str, str] = Field(default_factory=dict)
+    role: Role = Field(description="the built-in job (required): one tentacle per role")
+    name: ScriptName = Field(symbolic("tentacles", "name"),
+                             description="the script's name in bin/ (its gate) and bin/<tentacle_dir>")
+    phase: PhaseName = Field(symbolic("tentacles", "phase"),
+                             description="the label of its messages and breaker notices")
+    registered: bool = Field(True, description=(
+        "wired into the vendors' configs; false: installed (staged) but not wired"))
+    matcher: dict[str, str] = Field({}, description=(
+        "per vendor id: a regex of tool names replacing the profile's matcher"))
 
     @field_validator("matcher")
     @classmethod
@@ -375,10 +687,17 @@ def _argv(value: object) -> object:
     return value
 
 
-RunWord = Annotated[str, Field(
-    pattern=r"^[^\x00\n\r]{1,4096}$",
-    description="one word of the command: 1 to 4096 characters, no NUL or line break")]
+RUN_WORD = r"^[^\x00]+$"
+RUN_WORD_WORDS = "one word of the command: 1 to 65536 characters, no NUL (a script for sh -c may span lines)"
+RunWord = Annotated[str, Field(pattern=RUN_WORD, max_length=65536, description=RUN_WORD_WORDS)]
 HOOK_DIR = "{dir}"
+# the built-in jobs a hook may use, and the event each runs on
+JOB_EVENTS: dict[str, Role] = {"context": "prompt", "lock-gate": "pre_tool", "trace": "post_tool",
+                               "closeout": "stop"}
+MatchItem = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9_.:*-]{1,128}$",
+    description="a tool class (any, edit, shell, read), mcp:<server>, or a vendor's tool name: 1 to "
+                "128 letters, digits, '_', '.', ':', '*' and '-'")]
 
 
 class Hook(Strict):
@@ -390,12 +709,21 @@ class Hook(Strict):
     name: ScriptName = Field(description="the hook's name, unique in the spec (its files install "
                                          "under bin/<tentacle_dir>/<name>.d)")
     event: Event = Field(description="the vendor-neutral event the hook runs on")
-    run: Annotated[list[RunWord], Field(min_length=1), BeforeValidator(_argv)] = Field(description=(
+    job: Literal["context", "lock-gate", "trace", "closeout"] | None = Field(None, description=(
+        "a built-in job instead of a command: context (prompt: halt notice, coordination block, "
+        "the end-of-turn contract), lock-gate (pre_tool: file locks, the halt watch, the control "
+        "files), trace (post_tool: a trail line per edited file), closeout (stop: the end-of-turn "
+        "check); each takes its options from its sections ([matrix], [dials], [halt], [protect], "
+        "[prompt], [stop]) and runs behind its own gate"))
+    run: Annotated[list[RunWord], BeforeValidator(_argv), WithJsonSchema({
+        "anyOf": [{"type": "string", "minLength": 1},
+                  {"type": "array", "minItems": 1,
+                   "items": {"type": "string", "pattern": RUN_WORD, "description": RUN_WORD_WORDS}}]})
+    ] = Field([], description=(
         "the command: a list of words, or one string split like sh words (no pipes, no "
         "expansions; write [\"sh\", \"-c\", \"...\"] for those). A bare first word is looked up on "
         "PATH; \"{dir}\" in a word is the directory the hook's files are installed in"))
-    match: Annotated[list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:*-]{1,128}$")]],
-                     Field(min_length=1)] = Field(["any"], description=(
+    match: Annotated[list[MatchItem], Field(min_length=1)] = Field(["any"], description=(
         "pre_tool and post_tool: the tool calls the hook runs on: tool classes any, edit, shell, "
         "read, mcp:<server>, or a vendor's own tool name as it is"))
     failure: Literal["open", "closed"] = Field("open", description=(
@@ -417,12 +745,30 @@ class Hook(Strict):
         for item in self.match:
             if item.startswith("mcp:") and not re.fullmatch(r"mcp:[A-Za-z0-9._-]+", item):
                 raise ValueError(f"match: {item!r}: mcp:<server> names one server")
+        if self.job is not None:
+            self._as_job()
+            return self
+        if not self.run:
+            raise ValueError("run: the command is required (or give a built-in `job`)")
         first = self.run[0]
         if "/" in first and not first.startswith(("/", HOOK_DIR)):
             raise ValueError(f"run: {first!r} is a relative path, which would run from whatever "
                              "directory the vendor starts the hook in: give a command name (looked "
                              "up on PATH), an absolute path, or {dir}/<file> with the file in `files`")
         return self
+
+    def _as_job(self) -> None:
+        want = JOB_EVENTS[str(self.job)]
+        if self.event != want:
+            raise ValueError(f"job: {self.job} runs on {want}, not on {self.event}")
+        given = [k for k in ("run", "files", "deadline_ms") if getattr(self, k)]
+        if self.failure != "open":
+            given.append("failure")
+        if self.match != ["any"]:
+            given.append("match")
+        if given:
+            raise ValueError(f"{', '.join(given)}: a built-in job takes its options from its "
+                             "sections, not these keys (it fails open, under gate.deadline_ms)")
 
     def deadline(self, gate: Gate) -> int:
         return self.deadline_ms if self.deadline_ms is not None else gate.deadline_ms
@@ -503,36 +849,71 @@ class Contract(Strict):
         return f"{prefix.upper()}_{'HOOK_DIR' if key == 'dir' else key.upper()}"
 
 
+# the keys the derived defaults are made of: one that would not validate is not used (it is
+# reported at its key, once)
+_BASIS: dict[str, TypeAdapter[str]] = {
+    "harness.name": TypeAdapter(ScriptName), "harness.prefix": TypeAdapter(Prefix),
+    "harness.state_dir": TypeAdapter(RelPath), "matrix.project_marker": TypeAdapter(FileName),
+    "stop.compliance_keyword": TypeAdapter(Keyword)}
+
+
+def _usable(key: str, value: object) -> bool:
+    try:
+        _BASIS[key].validate_python(value, strict=True)
+    except ValidationError:
+        return False
+    return True
+
+
 class Vendor(Strict):
-    enabled: bool = True
-    timeout_ms: Annotated[int, Field(ge=100, le=3_600_000)]
+    enabled: bool = Field(True, description="render and install this vendor's config")
+    timeout_ms: Annotated[int, Field(ge=100, le=3_600_000)] = Field(5000, description=(
+        "the vendor's hook timeout (in its unit); at least the longest gate deadline + "
+        "gate.vendor_margin_ms"))
+
+
+def _section(about: str) -> Any:
+    """A section that may be left out whole (its default is {}: every key defaults); Spec's
+    before-validator fills it before the model sees it."""
+    return Field({}, description=f"{about}; every key defaults (README: Defaults)")
 
 
 class Spec(Strict):
-    harness: Harness
-    matrix: Matrix
-    dials: Dials
-    halt: Halt
-    protect: Protect
-    stop: Stop
-    prompt: Prompt
-    gate: Gate
-    messages: Messages
+    harness: Harness = Field(description="names and paths of the harness (name and prefix "
+                                         "are required)")
+    matrix: Matrix = _section("the coordination file and the edit gate's bounds")
+    dials: Dials = _section("the operator's dials: env var, values, files")
+    halt: Halt = _section("what is blocked under the operator's halt")
+    protect: Protect = _section("the control files the agent may not change")
+    stop: Stop = _section("the end-of-turn table the stop gate asks for")
+    prompt: Prompt = _section("the bounds of the coordination block")
+    gate: Gate = _section("deadline, breaker, switches and logs of every gate")
+    messages: Messages = _section("every text the agent sees")
     tentacles: list[Tentacle] = Field([], description="the built-in jobs, one per role")
     hooks: list[Hook] = Field([], description="the user's own hooks, in the order they run")
     contract: Contract = Field(Contract(), description="the view of the event a user hook is given")
-    vendors: dict[Word, Vendor]
+    vendors: dict[Word, Vendor] = Field({}, description=(
+        "the agent CLIs to render configs for, by profile id; `[vendors.claude]` with no keys "
+        "enables one with the default timeout"))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults(cls, data: object) -> object:
+        """Missing sections and keys get their defaults, the names derived from the harness
+        (defaults.py, the one place they are made)."""
+        return defaults.fill(data, _usable) if isinstance(data, dict) else data
 
     @model_validator(mode="after")
     def _cross_field(self) -> Spec:
-        names = [t.name for t in self.tentacles]
+        names = [t.name for t in self.jobs()]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"tentacles: duplicate name(s) {', '.join(dupes)}")
-        roles = [t.role for t in self.tentacles]
+        roles = [t.role for t in self.jobs()]
         dup_roles = sorted({r for r in roles if roles.count(r) > 1})
         if dup_roles:
-            raise ValueError(f"tentacles: more than one tentacle for role(s) {', '.join(dup_roles)}")
+            raise ValueError(f"tentacles: more than one built-in job for role(s) {', '.join(dup_roles)} "
+                             "(a [[tentacles]] entry or a hook with `job`)")
         if not self.tentacles and not self.hooks:
             raise ValueError("the spec runs nothing: give at least one [[hooks]] or [[tentacles]]")
         self._groups_consistent(names)
@@ -549,13 +930,13 @@ class Spec(Strict):
         return self
 
     def _groups_consistent(self, tentacle_names: list[str]) -> None:
-        names = [h.name for h in self.hooks]
+        names = [h.name for h in self.hooks if h.job is None]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"hooks: duplicate name(s) {', '.join(dupes)}")
         taken = set(tentacle_names) | set(names)
         for event in EVENTS:
-            on = [h for h in self.hooks if h.event == event]
+            on = [h for h in self.hooks if h.event == event and h.job is None]
             if len({h.registered for h in on}) > 1:
                 raise ValueError(f"hooks: the {event} hooks run through one gate: give them all "
                                  "the same `registered`")
@@ -570,7 +951,7 @@ class Spec(Strict):
         """The user hooks by event, in event order; each group keeps the hooks' spec order."""
         out = []
         for event in EVENTS:
-            on = tuple(h for h in self.hooks if h.event == event)
+            on = tuple(h for h in self.hooks if h.event == event and h.job is None)
             if on:
                 out.append(Group(name=self.group_name(event), role=event, phase=event.upper(),
                                  registered=on[0].registered, hooks=on))
@@ -583,19 +964,27 @@ class Spec(Strict):
             return self.gate.deadline_ms
         return sum(h.deadline(self.gate) + self.gate.kill_grace_ms for h in unit.hooks)
 
+    def jobs(self) -> list[Tentacle]:
+        """The built-in jobs: the [[tentacles]], then the hooks that use a `job`."""
+        used = [Tentacle(role=JOB_EVENTS[h.job], name=h.name, registered=h.registered,
+                         phase=f"{self.harness.prefix.upper()} {h.job.upper()}")
+                for h in self.hooks if h.job is not None]
+        return [*self.tentacles, *used]
+
     def gates(self) -> list[Tentacle | Group]:
         """Every gate the spec renders: the built-in jobs, then the groups of user hooks."""
-        return [*self.tentacles, *self.groups()]
+        return [*self.jobs(), *self.groups()]
 
     def _protect_covers_control_files(self) -> None:
         """Every control file of the harness home is in protect.home (or under an entry), and
         every dial file is in protect.anywhere: the agent must not lift a halt or a lock."""
         g, h = self.gate, self.halt
-        control = {"halt.sentinel_default": h.sentinel_default, "halt.distress_default": h.distress_default,
-                   "gate.kill_switch_file": g.kill_switch_file, "gate.ready_file": g.ready_file,
-                   "gate.pid_file": g.pid_file, "gate.heartbeat_file": g.heartbeat_file,
-                   "gate.armed_roots_file": g.armed_roots_file, "gate.debug_switch_file": g.debug_switch_file,
-                   "gate.health_dir": g.health_dir, "matrix.file_default": self.matrix.file_default}
+        # a switched-off feature has no control file
+        unused = {"halt.": not h.enabled, "gate.ready_file": not g.readiness,
+                  "gate.pid_file": not g.readiness, "gate.heartbeat_file": not g.readiness,
+                  "gate.armed_roots_file": not g.armed_roots}
+        control = {key: str(attrgetter(key)(self)) for key in defaults.CONTROL_FILES
+                   if not any(off and key.startswith(k) for k, off in unused.items())}
         entries = [e.strip("/") for e in self.protect.home]
         missing = [key for key, path in control.items()
                    if not any(path == e or path.startswith(e + "/") for e in entries)]
@@ -607,7 +996,7 @@ class Spec(Strict):
             raise ValueError(f"protect.anywhere: must list the dial file(s) {', '.join(loose)}")
 
     def tentacle(self, role: Role) -> Tentacle | None:
-        return next((t for t in self.tentacles if t.role == role), None)
+        return next((t for t in self.jobs() if t.role == role), None)
 
     def enabled_vendors(self) -> list[str]:
         return sorted(v for v, cfg in self.vendors.items() if cfg.enabled)

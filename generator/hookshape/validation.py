@@ -8,10 +8,12 @@ import functools
 import json
 import re
 import tomllib
+import typing
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
 from hookshape.errors import HookshapeError
 
@@ -102,21 +104,32 @@ def _near(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
 
 @functools.cache
 def pattern_words(model: type[BaseModel]) -> dict[str, str]:
-    """regex -> what it allows in words, read off the model's JSON schema (every constrained
-    type carries its words as its description)."""
+    """regex -> what it allows in words, read off the constrained types of the model's fields
+    (every one carries its words as its description; a field's own description does not hide
+    them)."""
     found: dict[str, str] = {}
+    seen: set[type[BaseModel]] = set()
 
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("pattern"), str) and isinstance(node.get("description"), str):
-                found.setdefault(node["pattern"], node["description"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
+    def walk(hint: Any) -> None:
+        if isinstance(hint, type) and issubclass(hint, BaseModel):
+            if hint not in seen:
+                seen.add(hint)
+                hints = typing.get_type_hints(hint, include_extras=True)
+                for name in hint.model_fields:
+                    walk(hints[name])
+            return
+        args = typing.get_args(hint)
+        if typing.get_origin(hint) is Annotated:
+            for meta in args[1:]:
+                if isinstance(meta, FieldInfo) and meta.description:
+                    for pattern in (getattr(c, "pattern", None) for c in meta.metadata):
+                        if isinstance(pattern, str):
+                            found.setdefault(pattern, meta.description)
+            args = args[:1]
+        for arg in args:
+            walk(arg)
 
-    walk(model.model_json_schema())
+    walk(model)
     return found
 
 

@@ -9,12 +9,23 @@ stderr contract, and state effects (stop markers, trail lines, breaker state, HO
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tests.conformance import oracle as o
-from tests.conformance.kit import Ctx, Home, allow_answer, new_home, parse_stdout
+from tests.conformance.kit import (
+    GATE,
+    SPEC,
+    VIEW_ENV,
+    Ctx,
+    Home,
+    allow_answer,
+    new_home,
+    parse_stdout,
+    spec_with_hooks,
+)
 from tests.conformance.kit import fixtures as vendor_fixtures
 from tests.conformance.oracle import Expect
 
@@ -23,6 +34,7 @@ ALERT_ID, ALERT_TEXT = "A1", "deploy freeze until 18:00"
 BASE_MATRIX = (f'# coordination matrix\n{o.ALERT}{ALERT_ID}="{ALERT_TEXT}"\n'
                f'{o.LOCK}{o.suffix(UNRELATED)}="{o.OTHER}"\n')
 TRAIL_SEED = f'{o.ALERT}KEEP="keep me"\n'
+STDIN_MAX = SPEC["harness"]["stdin_max_bytes"]
 ROLE_PREFIX = {"prompt": "prompt", "pre_tool": "pre-tool", "post_tool": "post-tool", "stop": "stop"}
 
 
@@ -112,14 +124,21 @@ def check_run(ctx: Ctx, role: str, vendor: str, home: Home, sc: Scenario, run_no
     return [f"{sc.name}#{run_no}: {p} [{r.brief()}]" for p in problems]
 
 
-def effects(ctx: Ctx, role: str, vendor: str, home: Home, sc: Scenario, exp: Expect,
-            before: bytes | None) -> list[str]:
+def clean_effects(ctx: Ctx, role: str, home: Home) -> list[str]:
+    """What no run may leave: a failure counted by the gate, a write into HOME."""
     problems = []
-    if ctx.mode == "gate" and home.breaker_state(role).exists():
-        problems.append(f"the gate counted a failure: {home.breaker_state(role).read_text().strip()!r}")
+    state = home.breaker_state(role, ctx.rendered.names)
+    if ctx.mode == "gate" and state.exists():
+        problems.append(f"the gate counted a failure: {state.read_text().strip()!r}")
     user = home.path.parent / "user"
     if any(user.iterdir()):
         problems.append(f"wrote into HOME: {sorted(p.name for p in user.iterdir())}")
+    return problems
+
+
+def effects(ctx: Ctx, role: str, vendor: str, home: Home, sc: Scenario, exp: Expect,
+            before: bytes | None) -> list[str]:
+    problems = clean_effects(ctx, role, home)
     if role == "stop":
         marks = home.path / o.MARKERS
         if exp.marker is not None:
@@ -179,4 +198,128 @@ def run_cell(ctx: Ctx, role: str, vendor: str, base: Path, full: bool, matched: 
                 except Exception as exc:  # a hung or unrunnable script is a failed check
                     bad = [f"{sc.name}#{i}: {type(exc).__name__}: {exc}"]
                 res.failures += [f"{path.stem}: {b}" for b in bad]
+    return res
+
+
+# ------------------------------------------------------------------------------ user hooks --
+#
+# The hooks spec (hooks_spec): the default spec with its tentacles replaced by user hooks that
+# write the view they were given (one file per contract key, only when the variable is set) and
+# their stdin into the directory named by DUMP_ENV (each run sets its own): on pre_tool `view`
+# (every tool call) then `guard` (exit 2 with "GUARD <number of targets>" when there are
+# targets); on prompt `prompt-view` (then one fixed line of context); on stop `stop-view`.
+
+DUMP_ENV = "CONF_HOOK_DUMP"
+HOOK_LINE = "HOOK LINE: a fixed line of context from the prompt hook"
+HOOK_ROLES = ("pre_tool", "prompt", "stop")
+VIEW_HOOK = {"pre_tool": "view", "prompt": "prompt-view", "stop": "stop-view"}
+
+
+def _dump_script() -> str:
+    lines = [f'd=${DUMP_ENV}', 'cat >"$d/stdin"']
+    for key, name in VIEW_ENV.items():
+        lines.append(f'[ -z "${{{name}+set}}" ] || printf %s "${name}" >"$d/{key}"')
+    return "; ".join(lines)
+
+
+def hooks_spec(dest: Path) -> Path:
+    paths = VIEW_ENV["paths"]
+    # (a word of a hook's command holds no line break: IFS gets its newline from printf)
+    guard = (f'[ -n "${paths}" ] || exit 0; set -f; IFS=$(printf \'\\n_\'); IFS=${{IFS%_}}; '
+             f'set -- ${paths}; printf \'GUARD %s\\n\' "$#" >&2; exit 2')
+    dump = _dump_script()
+    return spec_with_hooks(dest, [
+        {"name": VIEW_HOOK["pre_tool"], "event": "pre_tool", "match": ["any"], "run": ["sh", "-c", dump]},
+        {"name": "guard", "event": "pre_tool", "run": ["sh", "-c", guard]},
+        {"name": VIEW_HOOK["prompt"], "event": "prompt",
+         "run": ["sh", "-c", f"{dump}; printf '%s\\n' '{HOOK_LINE}'"]},
+        {"name": VIEW_HOOK["stop"], "event": "stop", "run": ["sh", "-c", dump]},
+    ])
+
+
+def hook_expect(vendor: str, role: str, doc: Any) -> Expect:
+    """The answer of the hooks spec's adapter on `role` for this event."""
+    if role == "pre_tool":
+        ts = o.targets(vendor, doc) if o.string(doc, o.VENDOR[vendor].tool) else []
+        return o.hook_answer(vendor, role, "deny", f"GUARD {len(ts)}") if ts else Expect()
+    if role == "prompt":
+        return o.hook_answer(vendor, role, "context", HOOK_LINE)
+    return Expect()
+
+
+def check_hook_run(ctx: Ctx, role: str, vendor: str, home: Home, payload: bytes, doc: Any,
+                   dump: Path) -> list[str]:
+    r = ctx.invoke(role, payload, home, vendor, {DUMP_ENV: str(dump)})
+    exp = hook_expect(vendor, role, doc)
+    problems: list[str] = []
+    if r.code != exp.code:
+        problems.append(f"exit {r.code}, expected {exp.code}")
+    obj, _shape, bad = parse_stdout(vendor, role, r.out)
+    problems += bad
+    if not bad and obj != exp.out:
+        problems.append(f"answer {obj!r} != expected {exp.out!r}")
+    if exp.out is None and not exp.err and allow_answer(vendor, role) and ctx.mode == "gate" and not r.allowed:
+        problems.append("the gate allowed without the vendor's allow answer")
+    err = r.err.decode("utf-8", "replace")
+    if err != exp.err:
+        problems.append(f"stderr {err[:300]!r} != expected {exp.err!r}")
+    problems += clean_effects(ctx, role, home)
+    name = ctx.rendered.names[role]
+    left = sorted(p.name for p in (home.path / GATE["health_dir"]).glob(f"{name}.*") if p.suffix in (".in", ".t"))
+    if left:
+        problems.append(f"the adapter left its event copy or text file behind: {left}")
+    problems += view_problems(ctx, role, vendor, payload, doc, dump)
+    return [f"{p} [{r.brief()}]" for p in problems]
+
+
+def view_problems(ctx: Ctx, role: str, vendor: str, payload: bytes, doc: Any, dump: Path) -> list[str]:
+    """The hook's stdin is the event as it came (up to the stdin bound), and each variable of
+    its view is the oracle's reading of the event."""
+    stdin = dump / "stdin"
+    if not stdin.is_file():
+        return [f"the {VIEW_HOOK[role]} hook did not run"]
+    problems = []
+    got = stdin.read_bytes()
+    want_in = payload[:STDIN_MAX]
+    if got != want_in:
+        problems.append(f"stdin differs from the event: {len(got)} bytes {got[:80]!r}, expected "
+                        f"{len(want_in)} bytes {want_in[:80]!r}")
+    want = o.hook_view(vendor, role, doc, VIEW_HOOK[role], ascii_only=ctx.shell.name == "yash")
+    want["dir"] = str(ctx.rendered.tentacle(role).parent / f"{VIEW_HOOK[role]}.d").encode()
+    for key, value in want.items():
+        f = dump / key
+        if not f.is_file():
+            problems.append(f"${VIEW_ENV[key]} is not set")
+            continue
+        seen = f.read_bytes()
+        if key == "paths":
+            seen = b"\n".join(sorted(seen.split(b"\n"))) if seen else b""
+            value = b"\n".join(sorted(value.split(b"\n"))) if value else b""
+        if seen != value:
+            problems.append(f"${VIEW_ENV[key]} = {seen[:200]!r}, expected {value[:200]!r}")
+    return problems
+
+
+def run_hooks_cell(ctx: Ctx, role: str, vendor: str, base: Path, matched: bool,
+                   only: list[str] | None = None) -> CellResult:
+    """Every fixture of `vendor` (only those of the event kind of `role` when `matched`; only
+    those named in `only`) through the hooks adapter of `role`, each in a fresh home."""
+    res = CellResult()
+    for path in vendor_fixtures(vendor):
+        if only is not None and path.stem not in only:
+            continue
+        raw = path.read_bytes()
+        doc = json.loads(raw)
+        if matched and not role_fixture(role, vendor, path, doc):
+            continue
+        home = new_home(base)
+        exp = hook_expect(vendor, role, doc)
+        res.checks += 1
+        res.verdicts[exp.verdict] = res.verdicts.get(exp.verdict, 0) + 1
+        try:
+            dump = Path(tempfile.mkdtemp(prefix="dump", dir=base))
+            bad = check_hook_run(ctx, role, vendor, home, raw, doc, dump)
+        except Exception as exc:  # a hung or unrunnable script is a failed check
+            bad = [f"{type(exc).__name__}: {exc}"]
+        res.failures += [f"{path.stem}: {b}" for b in bad]
     return res

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from tests.conformance import summary
+from tests.conformance.cells import hooks_spec
 from tests.conformance.kit import CI, ENVS, Ctx, Rendered, Shell, interpreters, make_paths, render
 
 
@@ -19,6 +20,13 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Rendered:
     """The default spec rendered from the current templates (what `make render` writes to dist/);
     one render per xdist worker."""
     return render(tmp_path_factory.mktemp("dist"))
+
+
+@pytest.fixture(scope="session")
+def rendered_hooks(tmp_path_factory: pytest.TempPathFactory) -> Rendered:
+    """The hooks spec (cells.hooks_spec: the default spec with user hooks instead of tentacles)
+    rendered from the current templates; one render per xdist worker."""
+    return render(tmp_path_factory.mktemp("hooks-dist"), spec=hooks_spec(tmp_path_factory.mktemp("hooks-spec")))
 
 
 @pytest.fixture(autouse=True)
@@ -61,20 +69,21 @@ def need_gate(rendered: Rendered) -> None:
 def make_ctx(rendered: Rendered, paths: dict[str, str | None], interps: dict[str, str],
              request: pytest.FixtureRequest):
     """make_ctx(shell, env, mode) -> Ctx, after tagging the test for the summary and applying
-    the missing-shell policy."""
+    the missing-shell policy; `tree`: another rendered tree than the default spec's."""
 
-    def make(sh: Shell, env: str, mode: str, kind: str = "matrix") -> Ctx:
+    def make(sh: Shell, env: str, mode: str, kind: str = "matrix", tree: Rendered | None = None) -> Ctx:
+        tree = rendered if tree is None else tree
         assert env in ENVS
         request.node.user_properties += [("cf_shell", sh.name), ("cf_env", env), ("cf_kind", kind)]
         need_shell(sh)
         if mode == "gate":
-            need_gate(rendered)
+            need_gate(tree)
         path = paths[env]
         if path is None:
             if CI:
                 pytest.fail(f"parser environment {env} cannot be built (busybox missing)")
             pytest.skip(f"parser environment {env} cannot be built (busybox missing)")
-        return Ctx(rendered, sh, env, path, mode, interps[sh.name])
+        return Ctx(tree, sh, env, path, mode, interps[sh.name])
 
     return make
 

@@ -24,6 +24,7 @@ from tests.shells import AWK_PREFER, FIXTURES, MATRIX, ROOT, Shell, tentacle_awk
 
 from hookshape import outputs
 from hookshape.profiles import load_profiles
+from hookshape.spec import VIEW, Contract
 
 __all__ = ["FIXTURES", "MATRIX", "ROOT", "VENDORS", "Shell"]
 
@@ -41,6 +42,9 @@ TENTACLE_DIR: str = SPEC["harness"]["tentacle_dir"]
 STATE_DIR: str = SPEC["harness"]["state_dir"]
 GATE = SPEC["gate"]
 BUILD = ROOT / "build"
+# the view a user hook is given: [contract] key -> environment variable name
+CONTRACT = Contract.model_validate(SPEC.get("contract", {}))
+VIEW_ENV: dict[str, str] = {k: CONTRACT.env(k, SPEC["harness"]["prefix"]) for k in VIEW}
 
 # the parser environments, in report order
 ENVS = ("normal", "nojq", "nojqpy", "busybox")
@@ -61,16 +65,18 @@ def fixtures(vendor: str) -> list[Path]:
 
 @dataclass(frozen=True)
 class Rendered:
-    """A rendered tree: gates in bin/, tentacles in bin/<tentacle_dir>/."""
+    """A rendered tree: gates in bin/, tentacles (or the adapters of user hooks) in
+    bin/<tentacle_dir>/, one of each per role, by the names of `names`."""
 
     root: Path
     gate_error: str | None = None  # why the gates are missing (the template was not there)
+    names: dict[str, str] = field(default_factory=lambda: dict(NAMES))  # role -> script name
 
     def tentacle(self, role: str) -> Path:
-        return self.root / "bin" / TENTACLE_DIR / NAMES[role]
+        return self.root / "bin" / TENTACLE_DIR / self.names[role]
 
     def gate(self, role: str) -> Path:
-        return self.root / "bin" / NAMES[role]
+        return self.root / "bin" / self.names[role]
 
     @cached_property
     def digest(self) -> str:
@@ -81,9 +87,9 @@ class Rendered:
         return h.hexdigest()[:12]
 
     def scripts(self) -> list[Path]:
-        out = [self.tentacle(r) for r in ROLES]
+        out = [self.tentacle(r) for r in self.names]
         if self.gate_error is None:
-            out += [self.gate(r) for r in ROLES]
+            out += [self.gate(r) for r in self.names]
         return out
 
 
@@ -103,17 +109,19 @@ def templates_at(templates: Path | None) -> Iterator[None]:
         hs_shell.templates_dir = saved  # type: ignore[assignment]
 
 
-def render(out: Path, templates: Path | None = None) -> Rendered:
-    """Render the default spec into `out` (like `hookshape render --out`), from `templates`
-    (default: the repository's). Until the gate template exists, only the tentacles render."""
+def render(out: Path, templates: Path | None = None, spec: Path = SPEC_PATH) -> Rendered:
+    """Render `spec` (default: the default spec) into `out` (like `hookshape render --out`), from
+    `templates` (default: the repository's). Until the gate template exists, only the tentacles
+    render."""
     from hookshape import loader, plan, writer
     from hookshape.errors import HookshapeError
 
-    loaded = loader.load(SPEC_PATH)
+    loaded = loader.load(spec)
+    names = {unit.role: unit.name for unit in loaded.spec.gates()}
     with templates_at(templates):
         try:
             writer.write_plan(out, plan.build(loaded))
-            return Rendered(out)
+            return Rendered(out, names=names)
         except HookshapeError as exc:
             if "gate" not in str(exc):
                 raise
@@ -122,7 +130,21 @@ def render(out: Path, templates: Path | None = None) -> Rendered:
         arts = [plan.shell_artifact(loaded, f"bin/{sub}/{t.name}", f"tentacle-{t.role}.sh.jinja", t)
                 for t in loaded.spec.tentacles]
         writer.write_plan(out, arts)
-    return Rendered(out, gate_error)
+    return Rendered(out, gate_error, names)
+
+
+def spec_with_hooks(dest: Path, hooks: list[dict[str, Any]]) -> Path:
+    """The default spec with its [[tentacles]] replaced by these [[hooks]], written to
+    dest/hookshape.toml."""
+    import tomlkit
+
+    data = dict(SPEC)
+    data.pop("tentacles", None)
+    data["hooks"] = hooks
+    dest.mkdir(parents=True, exist_ok=True)
+    path = dest / "hookshape.toml"
+    path.write_text(tomlkit.dumps(data))
+    return path
 
 
 # ---------------------------------------------------------------------------------- shells --
@@ -267,8 +289,8 @@ class Home:
     def state(self) -> Path:
         return self.path / STATE_DIR
 
-    def breaker_state(self, role: str) -> Path:
-        return self.path / GATE["health_dir"] / f"{NAMES[role]}.state"
+    def breaker_state(self, role: str, names: dict[str, str] = NAMES) -> Path:
+        return self.path / GATE["health_dir"] / f"{names[role]}.state"
 
 
 _counter = [0]

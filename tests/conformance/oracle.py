@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conformance.kit import EVENTS, MSG, PROFILES, SPEC
+from tests.conformance.kit import CONTRACT, EVENTS, MSG, PROFILES, SPEC
 from tests.jsonref import ABSENT, lookup, py_cap
 from tests.tentaclekit import CODEX_BLANKS, suffix
 
@@ -50,6 +50,10 @@ class Shape:
     stop_text: tuple[tuple[str, ...], ...] = ()
     stop_active: tuple[str, ...] | None = None
     turn: tuple[str, ...] | None = None  # once-per-turn marker of the prompt event
+    shell: frozenset[str] = frozenset()  # shell tools, their command in tool_input.<command>
+    command: str = ""
+    read: frozenset[str] = frozenset()   # tools that only read files
+    mcp_format: str = ""                 # an MCP tool's name: {server} and {tool} in a format
 
 
 def _dotted(path: str) -> tuple[str, ...]:
@@ -58,9 +62,11 @@ def _dotted(path: str) -> tuple[str, ...]:
 
 def shape(vendor: str) -> Shape:
     """The payload fields a vendor's profile names, read here by Python on its own."""
-    p = PROFILES[vendor].payload
+    p, tools = PROFILES[vendor].payload, PROFILES[vendor].tools
     return Shape(tool=_dotted(p.tool_name), tool_input=_dotted(p.tool_input),
-                 edit=frozenset(PROFILES[vendor].tools.edit), path_fields=tuple(p.path_fields),
+                 edit=frozenset(tools.edit), path_fields=tuple(p.path_fields),
+                 shell=frozenset(tools.shell), command=p.command_field, read=frozenset(tools.read),
+                 mcp_format=tools.mcp_format,
                  cwd=tuple(_dotted(c) for c in p.cwd), session=tuple(_dotted(c) for c in p.session),
                  patch=p.patch_field or None, stop_text=tuple(_dotted(t) for t in p.stop_text),
                  stop_active=_dotted(p.stop_active) or None, turn=_dotted(p.turn_marker) or None)
@@ -173,6 +179,7 @@ class Expect:
 
     out: dict[str, Any] | None = None
     err: str = ""
+    code: int = 0                                   # exit code (user hooks: an answer on stderr blocks by exit 2)
     trail: list[str] = field(default_factory=list)  # post-tool: targets that get a trail line
     marker: str | None = None                       # stop: session key whose marker must exist
     verdict: str = "silent"                         # for reports: silent | block | warn | context
@@ -344,6 +351,77 @@ def trail_line(path: str, tool: str, index: int) -> re.Pattern[str]:
     head = re.escape(f"{PHEROMONE}{suffix(path)}_") + r"\d+_\d+_" + str(index) + '="'
     body = re.escape(q(f"{path} | {note} | actor:{ACTOR} | ts:")) + r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
     return re.compile(head + body + '"')
+
+
+# ------------------------------------------------------------------------------ user hooks --
+
+HOOK_VALUE_MAX = CONTRACT.value_max_bytes
+
+
+def mcp_server(vendor: str, tool: str) -> str:
+    """The server of an MCP tool by the vendor's name format (`mcp__{server}__{tool}`): the text
+    between the part before {server} and the first occurrence of the part between {server} and
+    {tool}; "" when the name is not of that format (or the format starts with {server})."""
+    fmt = VENDOR[vendor].mcp_format
+    pre, _, after = fmt.partition("{server}")
+    mid = after.partition("{tool}")[0]
+    if not pre or not mid or not tool.startswith(pre):
+        return ""
+    rest = tool[len(pre):]
+    k = rest.find(mid)
+    return rest[:k] if k > 0 else ""
+
+
+def tool_class(vendor: str, tool: str) -> str:
+    """edit, shell, read, mcp:<server>, other ("" without a tool)."""
+    v = VENDOR[vendor]
+    if tool == "":
+        return ""
+    for cls, tools in (("edit", v.edit), ("shell", v.shell), ("read", v.read)):
+        if tool in tools:
+            return cls
+    server = mcp_server(vendor, tool)
+    return f"mcp:{server}" if server else "other"
+
+
+def hook_value(s: str, ascii_only: bool = False) -> bytes:
+    """A value of the view as a hook sees it: no \034 (a space instead), at most
+    contract.value_max_bytes (never inside a UTF-8 character); under yash (which cuts a capture
+    at the first byte outside ASCII in the C locale) each byte outside ASCII is a `?`."""
+    b = py_cap(_bytes(s.replace("\x1c", " ")), HOOK_VALUE_MAX)
+    return re.sub(rb"[^\x01-\x7f]", b"?", b) if ascii_only else b
+
+
+def hook_view(vendor: str, role: str, doc: Any, hook: str, ascii_only: bool = False) -> dict[str, bytes]:
+    """The normalized view (contract key -> value) a user hook on `role` is given for this event,
+    read from the vendor's payload paths; `dir` is left to the caller (it is where the tree is)."""
+    v = VENDOR[vendor]
+    tool = string(doc, v.tool)
+    cls = tool_class(vendor, tool)
+    base = lookup(doc, v.tool_input)
+    command = command_text(lookup(base, (v.command,))) if cls == "shell" else ""
+    active = v.stop_active is not None and lookup(doc, v.stop_active) is True
+    view = {
+        "event": role, "vendor": vendor, "tool": tool, "tool_class": cls,
+        "paths": "\n".join(targets(vendor, doc)) if tool else "",
+        "command": command, "cwd": cwd_of(vendor, doc), "session": first_string(doc, v.session),
+        "message": stop_text(vendor, doc) if role == "stop" else "",
+        "stop_active": "1" if active else "", "cut": "", "hook": hook,
+    }
+    return {k: hook_value(s, ascii_only) for k, s in view.items()}
+
+
+def hook_answer(vendor: str, role: str, kind: outputs.Kind, text: str) -> Expect:
+    """A user hook's answer said in the vendor's dialect: the JSON object on stdout, or the text
+    as one line on stderr (with exit 2 when the answer blocks), or nothing."""
+    p = PROFILES[vendor]
+    if outputs.on_stderr(p, kind, role):  # type: ignore[arg-type]
+        return Expect(err=one_line(text) + "\n", code=2 if kind in outputs.BLOCKING else 0,
+                      verdict="block" if kind in outputs.BLOCKING else "context")
+    out = outputs.stdout_object(p, kind, text, role)  # type: ignore[arg-type]
+    if out is None:
+        return Expect()
+    return Expect(out=out, verdict="block" if kind in outputs.BLOCKING else "context")
 
 
 # ----------------------------------------------------------------------- event builders --

@@ -6,8 +6,9 @@ summary (and build/conformance-summary.txt).
 
 Probes: shellcheck of every script; `<shell> -n` under every shell; one fixture per tentacle
 (one vendor each) under every shell in the normal and the busybox-only environment (direct);
-and, for every vendor, decoy payloads (a nested "file_path"/"TargetFile" beside the true one)
-under every shell.
+for every vendor, decoy payloads (a nested "file_path"/"TargetFile" beside the true one) under
+every shell; and one fixture per event of the hooks spec (cells.hooks_spec, rendered from the
+same broken templates) through its user hooks' adapter under every shell (normal, direct).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from tests.conformance import oracle as o
-from tests.conformance.cells import role_fixture, run_cell, scenarios
+from tests.conformance.cells import HOOK_ROLES, hooks_spec, role_fixture, run_cell, run_hooks_cell, scenarios
 from tests.conformance.conftest import tag
 from tests.conformance.kit import (
     MATRIX,
@@ -44,6 +45,10 @@ pytestmark = pytest.mark.slow
 PROBE_ENVS = ("normal", "busybox")
 # one vendor per tentacle in the matrix probe (all four vendors meet the decoy probe)
 PROBE_VENDOR = {"pre_tool": "claude", "prompt": "gemini", "stop": "codex", "post_tool": "agy"}
+# the hooks adapters' probe: (vendor, fixture) per event, each with a view worth checking (a
+# patch's targets, a prompt, a stop's last message)
+HOOK_PROBE = {"pre_tool": ("codex", "pre-tool-apply_patch"), "prompt": ("gemini", "prompt"),
+              "stop": ("claude", "stop")}
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,13 @@ BREAKAGES = [
                "pa_add(pa_abs(gx(GX_text, arr[i]), cwd))"),
               ("fragments/json.awk", r"^(function j_parse\(s,[^)]*\) \{)$", r'\1\n\tif (GX_text == "") GX_text = s')),
              r"^decoy:"),
+    Breakage("stdin withheld from the user hooks (the adapter spawns them on /dev/null)",
+             (("hooks.sh.jinja", r'_\{\{ p \}\}_spawn "\$@" 3<"\$_\{\{ p \}\}_in"',
+               '_{{ p }}_spawn "$@" 3</dev/null'),),
+             r"^hooks:"),
+    Breakage("swapped cwd and session in the user hooks' view",
+             (("hooks.sh.jinja", r'(\{\{ env\("cwd"\) \}\})=\$5 (\{\{ env\("session"\) \}\})=\$6', r"\1=$6 \2=$5"),),
+             r"^hooks:"),
 ]
 
 
@@ -133,8 +145,8 @@ def decoy_docs(vendor: str) -> list[tuple[str, dict, list[tuple[str, str]]]]:
     return [("decoy-locked", doc, [(decoy, o.OTHER)]), ("true-locked", doc, [(true, o.OTHER)])]
 
 
-def probe(rendered: Rendered, base: Path, paths: dict, interps: dict) -> dict[str, str]:
-    """cell name -> "" (passed) or the first problem."""
+def probe(rendered: Rendered, hooks: Rendered, base: Path, paths: dict, interps: dict) -> dict[str, str]:
+    """cell name -> "" (passed) or the first problem; `hooks`: the hooks spec's render."""
     cells: dict[str, str] = {}
     for script in rendered.scripts():
         r = lint(script)
@@ -163,15 +175,21 @@ def probe(rendered: Rendered, base: Path, paths: dict, interps: dict) -> dict[st
                 obj, _s, bad = parse_stdout(vendor, "pre_tool", r.out)
                 ok = r.code == 0 and not bad and obj == exp.out
                 cells[f"decoy:{sh.name}/{vendor}/{name}"] = "" if ok else f"got {r.out[:120]!r}"
+        ctx = Ctx(hooks, sh, "normal", paths["normal"], "direct", interps[sh.name])
+        for role in HOOK_ROLES:
+            vendor, fixture = HOOK_PROBE[role]
+            res = run_hooks_cell(ctx, role, vendor, base, matched=False, only=[fixture])
+            assert res.checks == 1, f"no fixture {vendor}/{fixture}"
+            cells[f"hooks:{sh.name}/normal/{role}/{vendor}"] = res.failures[0] if res.failures else ""
     return cells
 
 
 _baseline: dict[str, dict[str, str]] = {}
 
 
-def baseline(rendered: Rendered, base: Path, paths: dict, interps: dict) -> dict[str, str]:
+def baseline(rendered: Rendered, hooks: Rendered, base: Path, paths: dict, interps: dict) -> dict[str, str]:
     if "cells" not in _baseline:
-        _baseline["cells"] = probe(rendered, base, paths, interps)
+        _baseline["cells"] = probe(rendered, hooks, base, paths, interps)
     return _baseline["cells"]
 
 
@@ -180,9 +198,9 @@ def describe(caught: dict[str, str]) -> str:
     groups: dict[str, set[str]] = defaultdict(set)
     for cell in caught:
         kind, rest = cell.split(":", 1)
-        if kind == "matrix":
+        if kind in ("matrix", "hooks"):
             sh, env, role, _v = rest.split("/")
-            groups[f"matrix {env}"].add(f"{sh}[{role}]")
+            groups[f"{kind} {env}"].add(f"{sh}[{role}]")
         elif kind == "decoy":
             sh, vendor, name = rest.split("/")
             groups["decoy payloads"].add(f"{sh}/{vendor}/{name}")
@@ -194,8 +212,9 @@ def describe(caught: dict[str, str]) -> str:
     parts = []
     for g in sorted(groups):
         items = sorted(groups[g])
-        shown = ", ".join(_squash(items) if g.startswith("matrix") else items[:6])
-        more = len(items) - 6 if not g.startswith("matrix") and len(items) > 6 else 0
+        cells = g.startswith(("matrix", "hooks"))
+        shown = ", ".join(_squash(items) if cells else items[:6])
+        more = len(items) - 6 if not cells and len(items) > 6 else 0
         parts.append(f"{g}: {shown}" + (f" (+{more})" if more else ""))
     return "; ".join(parts) if parts else "NOTHING"
 
@@ -211,13 +230,17 @@ def _squash(items: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("b", BREAKAGES, ids=lambda b: b.name.split()[0].strip("`"))
-def test_breakage_is_caught(rendered, paths, interps, tmp_path, request, b):
+def test_breakage_is_caught(rendered, rendered_hooks, paths, interps, tmp_path, request, b):
     tag(request, kind="breakage")
     if rendered.gate_error:
         pytest.skip(rendered.gate_error)
-    before = baseline(rendered, tmp_path / "base", paths, interps)
-    broken = render(tmp_path / "dist", broken_templates(tmp_path, b))
-    after = probe(broken, tmp_path / "run", paths, interps)
+    before = baseline(rendered, rendered_hooks, tmp_path / "base", paths, interps)
+    pristine = {c: why for c, why in before.items() if c.startswith("hooks:") and why}
+    assert not pristine, f"the pristine hooks render fails its probe: {pristine}"
+    tpl = broken_templates(tmp_path, b)
+    broken = render(tmp_path / "dist", tpl)
+    broken_hooks = render(tmp_path / "hooks-dist", tpl, spec=hooks_spec(tmp_path / "hooks-spec"))
+    after = probe(broken, broken_hooks, tmp_path / "run", paths, interps)
     caught = {c: why for c, why in after.items() if why and not before.get(c)}
     aimed = [c for c in caught if re.search(b.expect, c)]
     tag(request, breakage=f"{b.name} -> {describe(caught)}")

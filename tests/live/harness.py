@@ -1,8 +1,10 @@
 """Helpers of the live harness tests: the rendered harness, installed, under a real CLI.
 
 `Setup(vendor, scratch)` installs hookshape's harness into `<scratch>/home` with
-`hookshape install --home <scratch>/home --vendor <vendor>` and prepares what
-the gates check before they run a tentacle:
+`hookshape install --home <scratch>/home --vendor <vendor> --spec <spec>` (the
+default spec, hookshape.toml, unless `spec=` names another) and prepares what
+the gates check before they run a tentacle (the paths below are the default
+spec's; another spec's names and files are read from it):
 
     <harness home>                  = <scratch>/home/.port-daddy (PD_HOME, set explicitly)
     <harness home>/daemon.ready     \\ the readiness lease: the same number in both,
@@ -20,6 +22,7 @@ everything a failed assertion should print (`Turn.why`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -33,6 +36,9 @@ from pathlib import Path
 
 from tests.tentaclekit import suffix  # the one copy of the lock key rule (README, "Lock keys")
 
+from hookshape.loader import load
+from hookshape.spec import Spec
+
 from . import runner
 from .mock.server import MockServer, Script
 
@@ -40,11 +46,8 @@ HOOKSHAPE = Path(sys.executable).with_name("hookshape")  # the venv's CLI, besid
 SPEC = runner.REPO_ROOT / "hookshape.toml"
 
 # Values of the default spec (hookshape.toml), as the harness shows them.
-HOME_ENV = "PD_HOME"
-ACTOR_ENV = "PD_ACTOR"
 LOCK_PREFIX = "PD_LOCK_"
 ALERT_PREFIX = "PD_ALERT_"
-TENTACLES = ("pd-hook-prompt", "pd-hook-pre-tool", "pd-hook-stop")  # registered ones
 DEADLINE_MS = 1000
 VENDOR_TIMEOUT_MS = 5000  # [vendors.*].timeout_ms
 SITREP_HEADER = (
@@ -169,25 +172,40 @@ def final_text(vendor: str, result: runner.TurnResult) -> str:
     return data.get("result" if vendor == "claude" else "response", "") or ""
 
 
+@functools.cache
+def load_spec(path: Path) -> Spec:
+    return load(path).spec
+
+
 @dataclass
 class Setup:
-    """The harness installed for one vendor inside a scratch dir."""
+    """The harness of a spec (default: hookshape.toml) installed for one vendor inside a scratch dir."""
 
     vendor: str
     scratch: Path
+    spec_path: Path = SPEC
     install_output: str = ""
     install_seconds: float = 0.0
     notes: list = field(default_factory=list)
 
     # -- places --------------------------------------------------------------
     @property
+    def spec(self) -> Spec:
+        return load_spec(self.spec_path)
+
+    @property
     def user_home(self) -> Path:
         return runner.home_dir(self.scratch)
 
     @property
     def home(self) -> Path:
-        """The harness home (PD_HOME)."""
-        return self.user_home / ".port-daddy"
+        """The harness home (PD_HOME: the spec's home_default under the scratch home)."""
+        return self.user_home / self.spec.harness.home_default.removeprefix("~/")
+
+    @property
+    def registered(self) -> list[str]:
+        """Names of the gates wired into the vendors' configs (tentacles and groups of hooks)."""
+        return [g.name for g in self.spec.gates() if g.registered]
 
     @property
     def work(self) -> Path:
@@ -195,11 +213,11 @@ class Setup:
 
     @property
     def state(self) -> Path:
-        return self.home / "squid"
+        return self.home / self.spec.harness.state_dir
 
     @property
     def debug_log(self) -> Path:
-        return self.state / "debug.log"
+        return self.home / self.spec.gate.debug_log
 
     @property
     def stop_blocks(self) -> Path:
@@ -213,15 +231,15 @@ class Setup:
         return self.home / "bin" / name
 
     def tentacle(self, name: str) -> Path:
-        return self.home / "bin" / "squid" / name
+        return self.home / "bin" / self.spec.harness.tentacle_dir / name
 
     # -- building it ---------------------------------------------------------
     def install(self) -> Setup:
-        """`hookshape install --home <scratch>/home --vendor <vendor>`; fails loudly."""
+        """`hookshape install --home <scratch>/home --vendor <vendor> --spec <spec>`; fails loudly."""
         self.user_home.mkdir(parents=True, exist_ok=True)
         self.work.mkdir(parents=True, exist_ok=True)
         env = {k: v for k, v in os.environ.items() if k not in ("HOOKSHAPE_HOME",)}
-        env[HOME_ENV] = str(self.home)
+        env[self.spec.harness.home_env] = str(self.home)
         argv = [
             str(HOOKSHAPE),
             "install",
@@ -230,7 +248,7 @@ class Setup:
             "--vendor",
             self.vendor,
             "--spec",
-            str(SPEC),
+            str(self.spec_path),
         ]
         start = time.monotonic()
         proc = subprocess.run(
@@ -246,32 +264,37 @@ class Setup:
         self.install_output = proc.stdout + proc.stderr
         if proc.returncode != 0:
             raise AssertionError(f"{' '.join(argv)} failed (exit {proc.returncode}):\n{self.install_output}")
-        for name in TENTACLES:
+        for name in self.registered:
             for path in (self.gate(name), self.tentacle(name)):
                 if not os.access(path, os.X_OK):
                     raise AssertionError(f"install left no executable {path}:\n{self.install_output}")
         files = runner.hook_files(self.vendor, self.scratch)
-        if not any("pd-hook-pre-tool" in f.read_text() for f in files if f.is_file()):
-            raise AssertionError(f"install wrote no hook entry into {files or 'any hook file'}")
+        texts = [f.read_text() for f in files if f.is_file()]
+        missing = [name for name in self.registered if not any(name in text for text in texts)]
+        if missing:
+            raise AssertionError(f"install wrote no hook entry for {missing} into {files or 'any hook file'}")
         return self
 
     def lease(self, pid: int = 4242) -> None:
         """The readiness lease: daemon.ready == daemon.pid (numeric), a fresh heartbeat."""
+        g = self.spec.gate
         self.home.mkdir(parents=True, exist_ok=True)
-        (self.home / "daemon.ready").write_text(f"{pid}\n")
-        (self.home / "daemon.pid").write_text(f"{pid}\n")
-        (self.home / "heartbeat").write_text("")
-        os.utime(self.home / "heartbeat")
+        (self.home / g.ready_file).write_text(f"{pid}\n")
+        (self.home / g.pid_file).write_text(f"{pid}\n")
+        (self.home / g.heartbeat_file).write_text("")
+        os.utime(self.home / g.heartbeat_file)
 
     def arm(self) -> None:
         """Append the work dir's physical path to <harness home>/squid/projects."""
-        self.state.mkdir(parents=True, exist_ok=True)
-        with open(self.state / "projects", "a") as fh:
+        roots = self.home / self.spec.gate.armed_roots_file
+        roots.parent.mkdir(parents=True, exist_ok=True)
+        with open(roots, "a") as fh:
             fh.write(os.path.realpath(self.work) + "\n")
 
     def debug(self) -> None:
-        self.state.mkdir(parents=True, exist_ok=True)
-        (self.state / "debug").write_text("")
+        switch = self.home / self.spec.gate.debug_switch_file
+        switch.parent.mkdir(parents=True, exist_ok=True)
+        switch.write_text("")
 
     def ready(self) -> Setup:
         """install + lease + arm + debug log: the common starting point."""
@@ -306,9 +329,9 @@ class Setup:
 
     # -- a turn ----------------------------------------------------------------
     def env(self, actor: str | None, extra: Mapping[str, str | None] | None = None) -> dict:
-        env: dict = {HOME_ENV: str(self.home)}
+        env: dict = {self.spec.harness.home_env: str(self.home)}
         if actor is not None:
-            env[ACTOR_ENV] = actor
+            env[self.spec.harness.actor_env] = actor
         # Nothing from the caller's environment steers the harness.
         for name in (
             "PD_MATRIX_FILE",
@@ -334,8 +357,9 @@ class Setup:
         timeout: float = 45,
     ) -> Turn:
         # The heartbeat must be fresh when the hooks run (30 s window).
-        if (self.home / "heartbeat").exists():
-            os.utime(self.home / "heartbeat")
+        heartbeat = self.home / self.spec.gate.heartbeat_file
+        if heartbeat.exists():
+            os.utime(heartbeat)
         full_env = self.env(actor, env)
         with MockServer(script) as mock:
             result = runner.run_turn(
@@ -386,11 +410,12 @@ class Setup:
             ]
         parts += ["--- gate debug log ---"]
         parts.append(self.debug_log.read_text() if self.debug_log.exists() else "(none)")
-        for rel in ("matrix.env", "HALT", "hooks.disabled", "squid/projects"):
+        g = self.spec.gate
+        for rel in ("matrix.env", "HALT", g.kill_switch_file, g.armed_roots_file):
             p = self.home / rel
             if p.exists():
                 parts.append(f"--- {p} ---\n{p.read_text()}")
-        health = self.state / "health"
+        health = self.home / g.health_dir
         if health.is_dir():
             for p in sorted(health.iterdir()):
                 if p.is_file():
@@ -402,8 +427,8 @@ class Setup:
         return "\n".join(parts)
 
 
-def setup(vendor: str, scratch: Path) -> Setup:
-    return Setup(vendor, Path(scratch)).ready()
+def setup(vendor: str, scratch: Path, spec: Path = SPEC) -> Setup:
+    return Setup(vendor, Path(scratch), Path(spec)).ready()
 
 
 KEEP_ENV = "HOOKSHAPE_LIVE_KEEP"  # set to 1 to keep scratch dirs for a look afterwards

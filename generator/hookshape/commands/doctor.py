@@ -12,7 +12,8 @@ import click
 
 from hookshape.commands.options import profiles_option, repeated_options, spec_option
 from hookshape.install import request
-from hookshape.install.doctor_checks import Report, context, diagnose
+from hookshape.install.doctor_checks import context, diagnose
+from hookshape.install.findings import Report
 from hookshape.install.options import home_option, vendor_option
 from hookshape.loader import SpecChoice
 

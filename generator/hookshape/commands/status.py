@@ -24,13 +24,13 @@ EVENTS = 10
 def switches(spec: Spec, home: Path) -> dict[str, Any]:
     """The switches a gate looks at before its breaker, as the gate would see them here."""
     gate = spec.gate
-    halt = os.environ.get(spec.halt.sentinel_env) or str(home / spec.halt.sentinel_default)
-    return {
-        "kill_switch": (home / gate.kill_switch_file).exists()
-        or os.environ.get(gate.kill_switch_env) == gate.kill_switch_off_value,
-        "halted": Path(halt).exists(),
-        "debug": (home / gate.debug_switch_file).exists(),
-    }
+    out = {"kill_switch": (home / gate.kill_switch_file).exists()
+           or os.environ.get(gate.kill_switch_env) == gate.kill_switch_off_value}
+    if spec.halt.enabled:  # no halt model, no halt switch
+        halt = os.environ.get(spec.halt.sentinel_env) or str(home / spec.halt.sentinel_default)
+        out["halted"] = Path(halt).exists()
+    out["debug"] = (home / gate.debug_switch_file).exists()
+    return out
 
 
 def render_text(spec: Spec, home: Path, now: float) -> str:
@@ -39,8 +39,9 @@ def render_text(spec: Spec, home: Path, now: float) -> str:
     if sw["kill_switch"]:
         lines.append(f"  kill switch ON: every gate exits at once ({spec.gate.kill_switch_file} "
                      f"or {spec.gate.kill_switch_env}={spec.gate.kill_switch_off_value})")
-    if sw["halted"]:
-        lines.append("  halt sentinel present: gates skip the readiness lease")
+    if sw.get("halted"):
+        skips = ": gates skip the readiness lease" if spec.gate.readiness else ""
+        lines.append(f"  halt sentinel present{skips}")
     lines.append("breakers:")
     lines += [f"  {health.breaker_words(b, now)}" for b in health.breakers(spec, home)]
     recent = health.events(spec, home, EVENTS)

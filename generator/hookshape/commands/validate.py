@@ -18,5 +18,5 @@ def command(spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
     loaded = spec.load(profile_dirs)
     vendors = ", ".join(p.id for p in loaded.vendors)
     parsed = loaded.spec
-    click.echo(f"{loaded.spec_path}: valid ({len(parsed.tentacles)} tentacles, {len(parsed.hooks)} hooks; "
+    click.echo(f"{loaded.spec_path}: valid ({len(parsed.jobs())} built-in jobs, {len(parsed.groups())} hook gates; "
                f"vendors: {vendors})")

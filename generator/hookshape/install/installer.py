@@ -58,7 +58,10 @@ class ScriptStep:
 
 
 @dataclass
-class Plan:
+class InstallSteps:
+    """What one install will do: the config edits, the scripts to stage and unstage, and the
+    conflicts that stop it (nothing is written while there is one)."""
+
     configs: list[ConfigStep] = field(default_factory=list)
     scripts: list[ScriptStep] = field(default_factory=list)
     stale: list[staged.Unstage] = field(default_factory=list)  # staged before, no longer wanted
@@ -100,9 +103,9 @@ def _script_step(request: Request, rel: str, data: bytes,
     return step, clash if edited and not request.force else ""
 
 
-def compute(request: Request, scripts: dict[str, bytes], ledger: Ledger | None) -> Plan:
+def compute(request: Request, scripts: dict[str, bytes], ledger: Ledger | None) -> InstallSteps:
     own = owner(request.loaded.spec, ledger.commands() if ledger else ())
-    plan = Plan()
+    plan = InstallSteps()
     for rel, data in sorted(scripts.items()):
         step, clash = _script_step(request, rel, data, ledger)
         plan.scripts.append(step)
@@ -118,7 +121,7 @@ def compute(request: Request, scripts: dict[str, bytes], ledger: Ledger | None) 
     return plan
 
 
-def show_dry_run(plan: Plan, echo: Echo) -> None:
+def show_dry_run(plan: InstallSteps, echo: Echo) -> None:
     for step in plan.scripts:
         state = "unchanged" if not step.changed else ("new" if step.before is None else "update")
         echo(f"would stage {step.target} (0755, {state})")
@@ -143,7 +146,7 @@ def _backup_script(step: ScriptStep, record: StagedFile | None,
     return record.replaced
 
 
-def _stage(plan: Plan, ledger: Ledger, backups: fsops.Backups) -> int:
+def _stage(plan: InstallSteps, ledger: Ledger, backups: fsops.Backups) -> int:
     written = 0
     journal = backups.journal
     for step in plan.scripts:
@@ -181,7 +184,7 @@ def _record(request: Request, step: ConfigStep, old: ConfigRecord | None, saved:
         "created_dirs": old.created_dirs + [d for d in dirs if d not in old.created_dirs]})
 
 
-def _configure(request: Request, plan: Plan, ledger: Ledger, backups: fsops.Backups,
+def _configure(request: Request, plan: InstallSteps, ledger: Ledger, backups: fsops.Backups,
                echo: Echo) -> None:
     for step in plan.configs:
         saved, dirs = None, []
@@ -218,7 +221,7 @@ def save_ledger(ledger: Ledger, harness: Path, backups: fsops.Backups) -> None:
     backups.journal.write(path, data, 0o600, keep_mode=False)
 
 
-def apply(request: Request, plan: Plan, ledger: Ledger, journal: fsops.Journal,
+def apply(request: Request, plan: InstallSteps, ledger: Ledger, journal: fsops.Journal,
           echo: Echo) -> None:
     harness = request.homes.harness
     backups = fsops.Backups(harness, journal)

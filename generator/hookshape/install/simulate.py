@@ -19,7 +19,7 @@ from hookshape.errors import HookshapeError
 from hookshape.install.paths import harness_home, user_home
 from hookshape.install.verdict import Run, verdict
 from hookshape.loader import Loaded
-from hookshape.plan import script_artifacts
+from hookshape.plan import hook_file_artifacts, script_artifacts
 from hookshape.profiles import Profile
 from hookshape.spec import ROLES, Event, Group, Tentacle
 
@@ -103,13 +103,13 @@ def as_object(data: bytes) -> dict[str, Any]:
 @contextmanager
 def scripts(target: Target) -> Iterator[Path]:
     """The script from dist/ next to the spec (not for the built-in spec), else the spec
-    rendered into a temp dir."""
+    rendered into a temp dir, with the files its user hooks name."""
     dist = target.loaded.spec_path.resolve().parent / "dist"
     if not target.loaded.builtin and (dist / target.rel).is_file():
         yield dist / target.rel
         return
     with tempfile.TemporaryDirectory(prefix="hookshape-sim-") as tmp:
-        for art in script_artifacts(target.loaded):
+        for art in script_artifacts(target.loaded) + hook_file_artifacts(target.loaded):
             path = Path(tmp) / art.path
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(art.data)

@@ -40,7 +40,10 @@ class Revert:
 
 
 @dataclass
-class Plan:
+class RemovalSteps:
+    """What one uninstall will do: the config reverts, the scripts to unstage, and the conflicts
+    that stop it."""
+
     reverts: list[Revert] = field(default_factory=list)
     unstage: list[staged.Unstage] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
@@ -99,8 +102,8 @@ def _selected(request: Request, ledger: Ledger) -> list[tuple[Profile, Path, Con
     return found
 
 
-def compute(request: Request, ledger: Ledger) -> Plan:
-    plan = Plan()
+def compute(request: Request, ledger: Ledger) -> RemovalSteps:
+    plan = RemovalSteps()
     chosen = _selected(request, ledger)
     for profile, path, record in chosen:
         revert, clash = _revert(request, ledger, profile, path, record)
@@ -114,7 +117,7 @@ def compute(request: Request, ledger: Ledger) -> Plan:
     return plan
 
 
-def show_dry_run(plan: Plan, echo: Echo) -> None:
+def show_dry_run(plan: RemovalSteps, echo: Echo) -> None:
     staged.show(plan.unstage, echo)
     for revert in plan.reverts:
         if revert.changed:
@@ -123,7 +126,7 @@ def show_dry_run(plan: Plan, echo: Echo) -> None:
             echo(f"{revert.profile.id}: {revert.path}: unchanged")
 
 
-def _apply_reverts(plan: Plan, ledger: Ledger, harness: Path, backups: fsops.Backups, echo: Echo) -> None:
+def _apply_reverts(plan: RemovalSteps, ledger: Ledger, harness: Path, backups: fsops.Backups, echo: Echo) -> None:
     made: list[Path] = []
     for revert in plan.reverts:
         record = ledger.configs.pop(str(revert.path))
@@ -147,7 +150,7 @@ def _apply_reverts(plan: Plan, ledger: Ledger, harness: Path, backups: fsops.Bac
     ledger.created_dirs += [d for d in left if d not in ledger.created_dirs]
 
 
-def _apply_unstage(plan: Plan, ledger: Ledger, backups: fsops.Backups, echo: Echo) -> None:
+def _apply_unstage(plan: RemovalSteps, ledger: Ledger, backups: fsops.Backups, echo: Echo) -> None:
     staged.apply(plan.unstage, ledger, backups)
     if plan.unstage:
         echo(f"removed {len(plan.unstage)} scripts from {plan.unstage[0].target.parent}")
@@ -210,7 +213,7 @@ def _locked_run(request: Request, echo: Echo) -> tuple[int, Ledger | None]:
     return 0, ledger
 
 
-def _apply(plan: Plan, ledger: Ledger, harness: Path, journal: fsops.Journal, echo: Echo) -> None:
+def _apply(plan: RemovalSteps, ledger: Ledger, harness: Path, journal: fsops.Journal, echo: Echo) -> None:
     backups = fsops.Backups(harness, journal)
     _apply_reverts(plan, ledger, harness, backups, echo)
     _apply_unstage(plan, ledger, backups, echo)

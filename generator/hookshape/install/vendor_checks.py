@@ -1,0 +1,317 @@
+"""Doctor's checks of one vendor's configs: parsed, shaped, wired, the commands our entries run,
+timeouts, switches, trust and auth. Every check is driven by the profile (config format,
+paths, switches, timeout unit, auth and trust keys, facts marked for doctor), never by a
+vendor's name."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from hookshape.entries import entries
+from hookshape.install import survey as surveys
+from hookshape.install.findings import Ctx, Finding, Report, Severity
+from hookshape.install.formats import switches
+from hookshape.install.ledger import ledger_path
+from hookshape.install.paths import Scope, also_read, config_path, harness_home, legacy_paths
+from hookshape.install.survey import Handler, Survey, lookup, trusted
+from hookshape.profiles import Profile
+
+
+@dataclass
+class Seen:
+    """The configs of one vendor that exist: where its CLI reads them, and elsewhere."""
+
+    profile: Profile
+    read: list[Survey]
+    elsewhere: list[Survey]
+
+    def ours(self, ctx: Ctx, where: list[Survey] | None = None) -> list[tuple[Survey, Handler]]:
+        return [(s, h) for s in (self.read if where is None else where) for h in s.handlers
+                if ctx.own.owns(h.command)]
+
+
+def _surveys(profile: Profile, paths: list[Path]) -> list[Survey]:
+    unique = list(dict.fromkeys(paths))
+    return [surveys.load(profile, p) for p in unique if p.is_file()]
+
+
+def seen(ctx: Ctx, profile: Profile) -> Seen:
+    home, project = ctx.homes.user, ctx.project
+    name = ctx.loaded.spec.harness.name
+    scopes: list[Scope] = ["user", "project"]
+    raws = (profile.config.user_path, profile.config.project_path)
+    read = [config_path(profile, scope, home, project, name) for scope, raw in zip(scopes, raws, strict=True) if raw]
+    read += also_read(profile, home, project)
+    old = [p for p in legacy_paths(profile, home, project) if p not in read]
+    return Seen(profile, _surveys(profile, read), _surveys(profile, old))
+
+
+Check = Callable[[Ctx, Seen], list[Finding]]
+
+
+def check_parse(ctx: Ctx, s: Seen) -> list[Finding]:
+    return [Finding("error", "unparsable", f"{v.error} (the vendor ignores this file)",
+                    f"fix the file at that line, then run `{ctx.hs('install')}`")
+            for v in s.read + s.elsewhere if v.error]
+
+
+def check_comments(ctx: Ctx, s: Seen) -> list[Finding]:
+    """A JSON config with comments the vendor allows: fine for the vendor, and install and
+    uninstall edit it keeping every comment outside hookshape's own entries."""
+    display = s.profile.vendor.display
+    return [Finding("info", "comments",
+                    f"{v.path} holds comments: {display} strips them before parsing, and "
+                    "`hookshape install` and `uninstall` keep them byte for byte",
+                    "nothing to do")
+            for v in s.read if v.comments and not v.error]
+
+
+def check_shape(ctx: Ctx, s: Seen) -> list[Finding]:
+    out = []
+    for v in s.read:
+        if v.shape:
+            more = f" (+{len(v.shape) - 3} more)" if len(v.shape) > 3 else ""
+            out.append(Finding("error", "bad-shape",
+                               f"{v.path}: {'; '.join(v.shape[:3])}{more}: one bad hook entry can "
+                               f"make {s.profile.vendor.display} drop every hook in the file",
+                               "correct or remove those entries (ours or not)"))
+    return out
+
+
+def _wanted(ctx: Ctx, profile: Profile) -> list[tuple[str, str]]:
+    found = entries(ctx.loaded.spec, profile, home=str(ctx.homes.harness))
+    return [(e.event, e.gate) for e in found]
+
+
+def _gate(ctx: Ctx, command: str) -> str:
+    script = ctx.own.script(command) or ""
+    return script.rsplit("/", 1)[-1]
+
+
+def check_wired(ctx: Ctx, s: Seen) -> list[Finding]:
+    if any(v.error for v in s.read):
+        return []
+    ours = s.ours(ctx)
+    install = ctx.hs(f"install --vendor {s.profile.id}")
+    if not ours:
+        where = ", ".join(str(v.path) for v in s.read) or "no config file exists"
+        name = ctx.loaded.spec.harness.name
+        return [Finding("error", "not-wired", f"no {name} hook entries ({where})",
+                        f"run `{install}`")]
+    have = {(h.event, _gate(ctx, h.command)) for _, h in ours}
+    return [Finding("error", "missing-entry", f"no {gate} entry on {event}", f"run `{install}`")
+            for event, gate in _wanted(ctx, s.profile) if (event, gate) not in have]
+
+
+def check_elsewhere(ctx: Ctx, s: Seen) -> list[Finding]:
+    out = []
+    for v in s.elsewhere:
+        if s.ours(ctx, [v]):
+            where = config_path(s.profile, "user", ctx.homes.user, ctx.project, ctx.loaded.spec.harness.name)
+            sev: Severity = "warn" if s.ours(ctx) else "error"
+            out.append(Finding(sev, "unread-location",
+                               f"{v.path} holds hook entries, but only older versions of "
+                               f"{s.profile.vendor.display} read that file; this one reads {where}",
+                               f"run `{ctx.hs(f'install --vendor {s.profile.id}')}`, then remove "
+                               f"the entries from {v.path}"))
+    return out
+
+
+def _script_findings(ctx: Ctx, command: str, where: str) -> list[Finding]:
+    script = ctx.own.script(command) or ""
+    if not script.startswith("/"):
+        return [Finding("error", "relative-path", f"{where}: {script} is not an absolute path "
+                        "(it breaks after a cd, and some vendors expand $VARS themselves)",
+                        f"run `{ctx.hs('install')}` (it writes absolute, quoted paths)")]
+    path = Path(script)
+    sub = ctx.loaded.spec.harness.tentacle_dir
+    out = []
+    for target in (path, path.parent / sub / path.name):
+        if not target.is_file():
+            out.append(Finding("error", "missing-script", f"{where}: {target} does not exist",
+                               f"run `{ctx.hs('install')}`"))
+        elif not os.access(target, os.X_OK):
+            out.append(Finding("error", "not-executable", f"{where}: {target} is not executable",
+                               f"chmod 0755 {target} (or run `{ctx.hs('install')}`)"))
+    return out
+
+
+def _installed_elsewhere(ctx: Ctx, home: str) -> bool:
+    """The entries point at a home other than the default one, which holds a live install
+    (its ledger), while the harness's home variable is unset here."""
+    harness = ctx.loaded.spec.harness
+    default = harness_home(ctx.loaded.spec, ctx.homes.user, {})
+    return (not ctx.env.get(harness.home_env) and Path(home) != default
+            and ledger_path(Path(home)).is_file())
+
+
+def check_commands(ctx: Ctx, s: Seen) -> list[Finding]:
+    out = []
+    current = str(ctx.homes.harness)
+    elsewhere: dict[str, int] = {}
+    for v, h in s.ours(ctx):
+        where = f"{v.path}: {h.where}"
+        out += _script_findings(ctx, h.command, where)
+        home = ctx.own.home(h.command)
+        if home is None or home == current:
+            continue
+        if _installed_elsewhere(ctx, home):
+            elsewhere[home] = elsewhere.get(home, 0) + 1
+            continue
+        out.append(Finding("warn", "stale-entry", f"{where} points at {home}, not at the "
+                           f"harness home {current}",
+                           f"run `{ctx.hs('install')}` (it replaces entries of an old home)"))
+    env = ctx.loaded.spec.harness.home_env
+    finds = ("find no readiness lease and let every event through" if ctx.loaded.spec.gate.readiness
+             else "find none of that install's state")
+    for home, n in elsewhere.items():
+        out.append(Finding("warn", "home-mismatch",
+                           f"{n} {s.profile.vendor.display} entr{'ies' if n != 1 else 'y'} run "
+                           f"gates installed in {home} (its install ledger is there), but {env} is "
+                           f"not set here: the gates read {env} when they run, else use {current}, "
+                           f"where they {finds}",
+                           f"run {s.profile.vendor.display} with {env}={home} in its environment "
+                           f"(e.g. export it in your shell profile; run doctor with it too), or "
+                           f"reinstall without {env} so the gates live in {current}"))
+    return out
+
+
+def _first_word(command: str) -> str:
+    """The program a command runs (after any NAME=value assignments), '' when unparsable."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return ""
+    return next((w for w in words if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)), "")
+
+
+def check_foreign_paths(ctx: Ctx, s: Seen) -> list[Finding]:
+    """Someone else's hook run by a relative path: it breaks once the agent changes directory."""
+    out = []
+    for v in s.read:
+        for h in v.handlers:
+            word = _first_word(h.command)
+            if ctx.own.owns(h.command) or "/" not in word or word.startswith(("/", "~", "$")):
+                continue
+            out.append(Finding("warn", "relative-path", f"{v.path}: {h.where}: {word} is a "
+                               "relative path: it runs only from the directory it names",
+                               "use an absolute path (or the vendor's project-dir variable)"))
+    return out
+
+
+def check_duplicates(ctx: Ctx, s: Seen) -> list[Finding]:
+    count = Counter((h.event, _gate(ctx, h.command)) for _, h in s.ours(ctx))
+    return [Finding("warn", "duplicate", f"{gate} is registered {n} times on {event}: it runs "
+                    f"{n} times per event", f"remove the extra entries (`{ctx.hs('install')}` "
+                    "keeps one per event in the file it manages)")
+            for (event, gate), n in sorted(count.items()) if n > 1]
+
+
+def check_fail_closed(ctx: Ctx, s: Seen) -> list[Finding]:
+    """An entry of ours with the vendor's fail-closed switch (profile config.fail_closed): a
+    crash, a timeout or a missing script of the gate would block instead of letting through."""
+    switch = s.profile.config.fail_closed
+    if not switch:
+        return []
+    return [Finding("error", "fail-closed", f"{v.path}: {h.where} sets "
+                    + ", ".join(f"{k} = {json.dumps(val)}" for k, val in switch.items())
+                    + f": {s.profile.vendor.display} then blocks whenever the gate cannot answer "
+                    "(a crash, a timeout, a missing script), which its fail-open design never does",
+                    f"remove the key, or run `{ctx.hs('install')}` to rewrite the entry")
+            for v, h in s.ours(ctx) if all(h.value.get(k) == val for k, val in switch.items())]
+
+
+def check_timeouts(ctx: Ctx, s: Seen) -> list[Finding]:
+    unit = s.profile.config.timeout_unit
+    deadline_ms = ctx.loaded.spec.gate.deadline_ms
+    deadline = deadline_ms if unit == "ms" else deadline_ms / 1000
+    out = []
+    for v, h in s.ours(ctx):
+        timeout = h.value.get(s.profile.config.handler.timeout)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            continue
+        if timeout <= deadline:
+            out.append(Finding("error", "timeout", f"{v.path}: {h.where}.timeout is {timeout} "
+                               f"{unit}, not above the gate deadline ({deadline:g} {unit}): "
+                               f"{s.profile.vendor.display} kills the gate first",
+                               "raise the vendor's timeout_ms in the spec and reinstall"))
+    return out
+
+
+def check_switches(ctx: Ctx, s: Seen) -> list[Finding]:
+    out = []
+    enable = s.profile.config.enable_switch
+    for v in s.read:
+        for dotted in switches(s.profile):
+            value = lookup(v.data, dotted)
+            if value is False:
+                out.append(Finding("error", "switched-off", f"{v.path}: {dotted} is false: "
+                                   f"{s.profile.vendor.display} runs no hooks",
+                                   f"set {enable or dotted} to true (or run "
+                                   f"`{ctx.hs('install')}`)"))
+            elif value is not None and dotted != enable:
+                out.append(Finding("warn", "old-switch", f"{v.path}: {dotted} is an old key",
+                                   f"use {enable} instead" if enable else "remove it"))
+    return out
+
+
+def check_trust(ctx: Ctx, s: Seen) -> list[Finding]:
+    """From the profile's trust_table / trust_key: the vendor skips hooks nobody trusted."""
+    table, key = s.profile.config.trust_table, s.profile.config.trust_key
+    if not table or not s.ours(ctx):
+        return []
+    user = config_path(s.profile, "user", ctx.homes.user, ctx.project, ctx.loaded.spec.harness.name)
+    data = next((v.data for v in s.read if v.path == user), {})
+    if trusted(data, table, key):
+        return []
+    return [Finding("warn", "untrusted", f"{user}: no {table}.<hook> entries with {key}: "
+                    f"{s.profile.vendor.display} skips hooks nobody reviewed and trusted, silently",
+                    f"start {s.profile.vendor.display}, review its hooks and trust the "
+                    f"{ctx.loaded.spec.harness.name} hooks"
+                    + (f" ({s.profile.vendor.caveat})" if s.profile.vendor.caveat else ""))]
+
+
+def check_auth(ctx: Ctx, s: Seen) -> list[Finding]:
+    """From the profile's auth_key / auth_value / auth_env: a settings key the vendor needs set
+    when an API key is in its environment (else it picks an auth mode it then rejects)."""
+    cfg = s.profile.config
+    if not cfg.auth_key:
+        return []
+    present = [name for name in cfg.auth_env if ctx.env.get(name)]
+    if not present or any(lookup(v.data, cfg.auth_key) not in (None, "") for v in s.read):
+        return []
+    want = f"{cfg.auth_key} = {cfg.auth_value!r}" if cfg.auth_value else cfg.auth_key
+    user = config_path(s.profile, "user", ctx.homes.user, ctx.project, ctx.loaded.spec.harness.name)
+    return [Finding("warn", "auth-not-selected",
+                    f"{', '.join(present)} is set but no settings file sets {cfg.auth_key}: "
+                    f"{s.profile.vendor.display} then picks an auth mode a headless run rejects",
+                    f"set {want} in {user}")]
+
+
+def check_notes(ctx: Ctx, s: Seen) -> list[Finding]:
+    """Known vendor behaviour worth knowing when a hook seems not to work: the profile's caveat
+    and every fact the profile marks with a doctor code."""
+    out = [Finding("info", "caveat", s.profile.vendor.caveat)] if s.profile.vendor.caveat else []
+    out += [Finding("info", f.doctor, f.fact) for f in s.profile.facts if f.doctor]
+    return out
+
+
+CHECKS: list[Check] = [check_parse, check_comments, check_shape, check_wired, check_elsewhere,
+                       check_commands, check_foreign_paths, check_duplicates, check_fail_closed, check_timeouts,
+                       check_switches, check_trust, check_auth, check_notes]
+
+
+def vendor_report(ctx: Ctx, profile: Profile) -> Report:
+    found = seen(ctx, profile)
+    report = Report(profile.id, profile.vendor.display,
+                    files=[str(v.path) for v in found.read + found.elsewhere])
+    for check in CHECKS:
+        report.findings += check(ctx, found)
+    return report

@@ -1,0 +1,56 @@
+"""The conformance matrix of user hooks: the adapter of every event the hooks spec has hooks on
+(cells.hooks_spec: pre_tool, prompt, stop), through its gate and directly, x every vendor fixture
+x every shell of tests.shells.MATRIX x every parser environment.
+
+One test item is one (shell, environment, mode, event, vendor) cell; it runs the vendor's
+fixtures through the adapter once each (cells.run_hooks_cell) and checks that the hook got the
+event on stdin byte for byte and the oracle's reading of it in its view, and that the answer is
+exactly the vendor's: its deny with "GUARD <n>" when the call names edit targets, else its allow;
+the context answer of the fixed line on prompt; silence on stop.
+
+Coverage, each dimension crossed where it can change the result: the normal PATH runs every
+fixture (foreign events included) through the gate, which runs the adapter, under every shell;
+the adapter alone (direct) only under dash, since the gate's run of it is the same script with
+the same stdin; busybox only (every applet a busybox one: head -c, rm, sleep, ps) runs the
+fixtures of the adapter's own event through the gate under every shell. No jq and no jq nor
+python3 are not crossed: nothing rendered calls either (tests/conformance/test_static.py proves
+it once for every script).
+"""
+
+from __future__ import annotations
+
+import pytest
+from tests.conformance.cells import HOOK_ROLES, run_hooks_cell
+from tests.conformance.conftest import tag
+from tests.conformance.kit import ENVS, MATRIX, VENDORS
+
+pytestmark = pytest.mark.slow
+
+# (env, mode) -> only the fixtures of the adapter's own event
+COVERAGE = {
+    ("normal", "direct"): False,
+    ("normal", "gate"): False,
+    ("busybox", "gate"): True,
+}
+CELLS = [(env, mode) for env in ENVS for mode in ("direct", "gate") if (env, mode) in COVERAGE]
+DIRECT_SHELLS = ("dash",)
+
+
+SHELL_CELLS = [pytest.param(sh, env, mode, id=f"{sh.name}-{env}-{mode}")
+               for sh in MATRIX for env, mode in CELLS
+               if mode != "direct" or sh.name in DIRECT_SHELLS]
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+@pytest.mark.parametrize("role", HOOK_ROLES)
+@pytest.mark.parametrize(("sh", "env", "mode"), SHELL_CELLS)
+def test_hooks_cell(make_ctx, rendered_hooks, base, request, sh, env, mode, role, vendor):
+    ctx = make_ctx(sh, env, mode, kind="hooks", tree=rendered_hooks)
+    res = run_hooks_cell(ctx, role, vendor, base, matched=COVERAGE[(env, mode)])
+    tag(request, checks=res.checks, failed_checks=len(res.failures))
+    assert res.checks > 0, "no fixture ran"
+    if res.failures:
+        shown = "\n".join(res.failures[:25])
+        more = f"\n... and {len(res.failures) - 25} more" if len(res.failures) > 25 else ""
+        pytest.fail(f"{len(res.failures)} of {res.checks} runs broke the contract "
+                    f"({sh.name}, {env}, {mode}, {role}, {vendor}):\n{shown}{more}", pytrace=False)
