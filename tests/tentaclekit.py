@@ -73,7 +73,7 @@ def _main_edit_tool(vendor: str) -> str:
 # the vendor tables of the payload builders, from the profiles
 EDIT_TOOL = {v: _main_edit_tool(v) for v in VENDORS}
 SHELL_TOOL = {v: PROFILES[v].tools.shell[0] for v in VENDORS}
-MCP_TOOL = {v: PROFILES[v].tools.mcp_format.format(server=SPEC["halt"]["mcp_server"], tool="lock") for v in VENDORS}
+MCP_TOOL = {v: PROFILES[v].tools.mcp_format.format(server=SPEC["halt"]["mcp_servers"][0], tool="lock") for v in VENDORS}
 SHELL_IDS = [s.name for s in CORE]
 
 
