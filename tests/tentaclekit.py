@@ -3,7 +3,7 @@
 Renders the four tentacles from the *current* templates into a temp dir (so the tests test the
 templates, never a stale dist/), runs them as subprocesses under a shell of the matrix with a
 private harness home, builds vendor payloads, states the expected answers from the spec's
-messages, and builds the degraded PATH farms (no jq; no jq nor python3; busybox only).
+messages, and builds the degraded PATH farms (busybox only; another awk in front).
 
 Every run checks the stdout contract on the way: empty, or exactly one JSON object on one line
 of valid UTF-8.
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell
+from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell, shell
 
 from hookshape.plan import outputs
 from hookshape.spec.profiles import load_profiles
@@ -59,10 +59,21 @@ PROMPT_EVENT = {v: p.events.prompt for v, p in PROFILES.items()}
 PRE_EVENT = {v: p.events.pre_tool for v, p in PROFILES.items()}
 POST_EVENT = {v: p.events.post_tool for v, p in PROFILES.items()}
 STOP_EVENT = {v: p.events.stop for v, p in PROFILES.items()}
-EDIT_TOOL = {"claude": "Write", "gemini": "write_file", "codex": "apply_patch", "agy": "write_to_file"}
-SHELL_TOOL = {"claude": "Bash", "gemini": "run_shell_command", "codex": "Bash", "agy": "run_command"}
-MCP_TOOL = {"claude": "mcp__port-daddy__lock", "codex": "mcp__port-daddy__lock",
-            "gemini": "mcp_port-daddy_lock", "agy": "mcp_port-daddy_lock"}
+
+
+def _main_edit_tool(vendor: str) -> str:
+    """The edit tool p_edit builds: the patch tool where the profile has a patch field (Codex),
+    else the one that writes a whole file."""
+    edit = PROFILES[vendor].tools.edit
+    if PROFILES[vendor].payload.patch_field:
+        return edit[0]
+    return next((t for t in edit if "write" in t.lower()), edit[0])
+
+
+# the vendor tables of the payload builders, from the profiles
+EDIT_TOOL = {v: _main_edit_tool(v) for v in VENDORS}
+SHELL_TOOL = {v: PROFILES[v].tools.shell[0] for v in VENDORS}
+MCP_TOOL = {v: PROFILES[v].tools.mcp_format.format(server=SPEC["halt"]["mcp_servers"][0], tool="lock") for v in VENDORS}
 SHELL_IDS = [s.name for s in CORE]
 
 
@@ -146,13 +157,11 @@ def busybox_farm(dest: Path) -> str:
 
 @pytest.fixture(scope="session")
 def farms(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """PATH values: the full one, without jq, without jq and python3, busybox only, and two
-    with another awk (mawk, the one-true-awk) in front."""
+    """PATH values: the full one, busybox only, and two with another awk (mawk, the
+    one-true-awk) in front."""
     base = tmp_path_factory.mktemp("farms")
     out = {
         "full": os.environ.get("PATH", "/usr/bin:/bin"),
-        "no-jq": farm(base / "nojq", drop=("jq",)),
-        "no-jq-no-python": farm(base / "nojqpy", drop=("jq", "python3*", "python")),
         "busybox-only": busybox_farm(base / "busybox"),
     }
     for awk in ("mawk", "original-awk"):
@@ -314,6 +323,30 @@ class Pd:
         return r
 
 
+# The awk programs are the same under every shell; the shell reads stdin, runs the fail-open outer
+# layer, writes the state files and quotes what it prints. A test of awk logic (paths, dials,
+# halt and protect rules, lock matching, parsing) runs under dash only (ON_DASH, or a module's
+# own `sh` fixture): tests/conformance runs every tentacle under every shell of the matrix.
+DASH = shell("dash")
+ON_DASH = pytest.mark.parametrize("sh", [DASH], ids=["dash"])
+ON_CORE = pytest.mark.parametrize("sh", CORE, ids=SHELL_IDS)
+
+
+def by_vendor(values: list[Any], ids: Any = None) -> list[Any]:
+    """Each value once, the vendors in turn (pytest params of (vendor, *value)).
+
+    Where the vendor only decides where its payload keeps a field and the shape of the answer
+    (a command, a path, a dial case, a control file name), a list of values is not crossed with
+    every vendor: each value runs once and each vendor meets every len(VENDORS)-th of them."""
+    out = []
+    for i, value in enumerate(values):
+        vendor = VENDORS[i % len(VENDORS)]
+        vals = value if isinstance(value, tuple) else (value,)
+        name = ids(value) if ids else "-".join(str(v) for v in vals)
+        out.append(pytest.param(vendor, *vals, id=f"{vendor}-{name}"))
+    return out
+
+
 @pytest.fixture(params=CORE, ids=SHELL_IDS)
 def sh(request: pytest.FixtureRequest) -> Shell:
     shell: Shell = request.param
@@ -472,7 +505,7 @@ def p_edit(vendor: str, path: str, cwd: str | Path, session: str = "sess-1", pos
 
 def p_shell(vendor: str, command: Any, cwd: str | Path, session: str = "sess-1") -> dict[str, Any]:
     if vendor == "agy":
-        return p_tool(vendor, "run_command", {"CommandLine": command, "Cwd": str(cwd)}, cwd, session)
+        return p_tool(vendor, SHELL_TOOL[vendor], {"CommandLine": command, "Cwd": str(cwd)}, cwd, session)
     return p_tool(vendor, SHELL_TOOL[vendor], {"command": command}, cwd, session)
 
 
@@ -577,11 +610,8 @@ def _abs(path: str, cwd: str) -> str | None:
 PATCH_HEADS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 # what Codex's patch parser trims around a header line (Rust str::trim: Unicode White_Space)
 CODEX_BLANKS = " \t\n\v\f\r\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
-EDIT_TOOLS = {"claude": ("Edit", "Write", "MultiEdit", "NotebookEdit"), "gemini": ("write_file", "replace"),
-              "codex": ("apply_patch", "Edit", "Write"),
-              "agy": ("write_to_file", "replace_file_content", "multi_replace_file_content")}
-PATH_FIELDS = {"claude": ("file_path", "notebook_path", "path"), "gemini": ("file_path", "path"),
-               "codex": ("file_path", "path"), "agy": ("TargetFile", "AbsolutePath")}
+EDIT_TOOLS = {v: tuple(PROFILES[v].tools.edit) for v in VENDORS}
+PATH_FIELDS = {v: tuple(PROFILES[v].payload.path_fields) for v in VENDORS}
 
 
 def expected_targets(vendor: str, payload: dict[str, Any]) -> list[str]:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests import clikit
 
 from hookshape.spec.load import load
 
@@ -22,8 +23,13 @@ LEVELS = {"enforced", "best-effort", "observe-only", "unsupported"}
 
 def hookshape(*args: str | Path, cwd: Path | None = None,
               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("HOOKSHAPE_HOME", "HOOKSHAPE_SPEC")} \
-        | (env or {})
+    """The CLI in this process (tests.clikit), never reading the caller's HOOKSHAPE_* variables."""
+    return clikit.hookshape(*args, cwd=cwd, env={"HOOKSHAPE_HOME": None, "HOOKSHAPE_SPEC": None, **(env or {})})
+
+
+def hookshape_process(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m hookshape` in a fresh interpreter, as a user runs it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HOOKSHAPE_HOME", "HOOKSHAPE_SPEC")}
     return subprocess.run([sys.executable, "-m", "hookshape", *map(str, args)], cwd=cwd or ROOT,
                           capture_output=True, text=True, timeout=120, env=env, check=False)
 
@@ -34,7 +40,7 @@ def console_script() -> Path:
 
 def test_help_exits_0() -> None:
     for flag in ("--help", "-h"):
-        proc = hookshape(flag)
+        proc = hookshape_process(flag)
         assert proc.returncode == 0, proc.stderr
         assert "Usage:" in proc.stdout
         for name in ("render", "validate", "capabilities"):
@@ -66,7 +72,7 @@ def test_version() -> None:
 
 
 def test_unknown_command_is_non_zero() -> None:
-    proc = hookshape("frobnicate")
+    proc = hookshape_process("frobnicate")
     assert proc.returncode != 0
     assert proc.returncode == 1  # user errors exit 1 (click's usage error 2 is mapped)
     assert "frobnicate" in proc.stderr
@@ -96,7 +102,7 @@ def test_validate_default_spec_from_elsewhere_needs_default(tmp_path: Path) -> N
 def test_validate_bad_spec_exits_1(tmp_path: Path) -> None:
     spec = tmp_path / "hookshape.toml"
     spec.write_text(SPEC.read_text().replace("slow_ms = ", "slow_msec = ", 1))
-    proc = hookshape("validate", "--spec", spec)
+    proc = hookshape_process("validate", "--spec", spec)
     assert proc.returncode == 1
     assert proc.stdout == ""
     assert proc.stderr.startswith(f"hookshape: error: {spec}: gate.")

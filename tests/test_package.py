@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests import clikit
 from tests.tentaclekit import suffix
 
 from hookshape import __version__
@@ -41,12 +42,10 @@ ALERT_ID = "FREEZE"
 ALERT_TEXT = "deploy freeze until the release is cut"
 
 
-def hookshape(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None,
-              timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
-    full.update(env or {})
-    return subprocess.run([*HS, *args], capture_output=True, text=True, cwd=cwd, env=full,
-                          timeout=timeout, check=False)
+def hookshape(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The CLI in this process (tests.clikit); SOURCE_DATE_EPOCH only when given. The installs
+    from an extracted artifact below run `python -m hookshape` as a process."""
+    return clikit.hookshape(*args, cwd=cwd, env={"SOURCE_DATE_EPOCH": None, **(env or {})})
 
 
 def package(out: Path, *extra: str, epoch: str | None = None) -> Path:

@@ -8,10 +8,8 @@ the rest of the file, comments included, stays as shipped), run through `hooksha
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,17 +17,15 @@ from typing import Any
 
 import pytest
 import tomlkit
+from tests import clikit
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"
 
 
 def hookshape(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the CLI as a user would (a fresh interpreter), never touching the real HOME."""
-    env = dict(os.environ)
-    env.pop("HOOKSHAPE_HOME", None)
-    return subprocess.run([sys.executable, "-m", "hookshape", *map(str, args)], cwd=cwd or ROOT,
-                          capture_output=True, text=True, timeout=120, env=env, check=False)
+    """The CLI in this process (tests.clikit), never touching the real HOME."""
+    return clikit.hookshape(*args, cwd=cwd, env={"HOOKSHAPE_HOME": None})
 
 
 def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:

@@ -12,12 +12,15 @@ from pathlib import Path
 
 import pytest
 from tests.tentaclekit import (
+    DASH,
     SITREP_CONTRACT,
     VENDORS,
     Pd,
+    Shell,
     assert_silent,
     assert_warn,
     block_msg,
+    by_vendor,
     context,
     p_edit,
     p_prompt,
@@ -29,6 +32,13 @@ from tests.tentaclekit import (
 )
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
+
+
+@pytest.fixture
+def sh() -> Shell:
+    """Dial files and values are read by awk: dash only (see tests.tentaclekit.DASH)."""
+    return DASH
+
 
 DIR = object()  # a directory where a dial file is expected (unreadable as a file)
 
@@ -175,11 +185,22 @@ def dial_env(dial: Dial, case: Case) -> dict[str, str]:
                                       lo=dial.lo, other=dial.other)}
 
 
-IDS = [c.id for c in CASES]
+# The vendor decides where its payload keeps the cwd (where the dial walk starts) and the shape of
+# the answer; the dial rules are vendor-blind. A case that moves the cwd runs under every vendor;
+# the others run once each, the vendors in turn (each vendor still meets every outcome).
+WALKS = [c for c in CASES if c.cwd != "proj"]
+PARAMS = [pytest.param(v, c, id=f"{v}-{c.id}") for c in WALKS for v in VENDORS]
+PARAMS += by_vendor([c for c in CASES if c.cwd == "proj"], ids=lambda c: c.id)
+EACH = pytest.mark.parametrize(("vendor", "case"), PARAMS)
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-@pytest.mark.parametrize("vendor", VENDORS)
+def test_every_vendor_meets_every_outcome() -> None:
+    for vendor in VENDORS:
+        assert {p.values[1].want for p in PARAMS if p.values[0] == vendor} == {"lo", "mid", "enforce"}, vendor
+    assert sorted(c.id for c in CASES) == sorted({p.values[1].id for p in PARAMS})
+
+
+@EACH
 def test_suggestibility(pd: Pd, vendor: str, case: Case) -> None:
     cwd = layout(pd, SUGGEST, case)
     target = cwd / "locked.ts"
@@ -195,8 +216,7 @@ def test_suggestibility(pd: Pd, vendor: str, case: Case) -> None:
     assert not list(pd.root.rglob("CANARY"))
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-@pytest.mark.parametrize("vendor", VENDORS)
+@EACH
 def test_sitrep_at_stop(pd: Pd, vendor: str, case: Case) -> None:
     cwd = layout(pd, SITREP, case)
     env = {"PD_HOOK_PROVIDER": vendor, **dial_env(SITREP, case)}
@@ -207,8 +227,7 @@ def test_sitrep_at_stop(pd: Pd, vendor: str, case: Case) -> None:
     assert not list(pd.root.rglob("CANARY"))
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-@pytest.mark.parametrize("vendor", VENDORS)
+@EACH
 def test_sitrep_at_prompt(pd: Pd, vendor: str, case: Case) -> None:
     cwd = layout(pd, SITREP, case)
     env = {"PD_HOOK_PROVIDER": vendor, **dial_env(SITREP, case)}

@@ -11,14 +11,18 @@ from pathlib import Path
 import pytest
 from tests.gatekit import Rig
 from tests.tentaclekit import (
+    DASH,
     ISO_RE,
     MCP_TOOL,
     MSG,
+    ON_CORE,
     SPEC,
     VENDORS,
     Pd,
+    Shell,
     assert_silent,
     block_msg,
+    by_vendor,
     context,
     halt_msg,
     p_edit,
@@ -30,6 +34,13 @@ from tests.tentaclekit import (
 )
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
+
+
+@pytest.fixture
+def sh() -> Shell:
+    """The halt rules are awk: dash only (see tests.tentaclekit.DASH)."""
+    return DASH
+
 
 VEND = pytest.mark.parametrize("vendor", VENDORS)
 REASON = "maintenance window"
@@ -176,13 +187,18 @@ ALLOWED = [
 ]
 
 
+# The vendor decides where its payload keeps the command and the shape of the block; the scan of
+# the command is one vendor-blind rule. So each command runs once, the vendors in turn
+# (by_vendor); every vendor meets every command kind through the tests crossed with VEND below,
+# and test_every_shape_under_every_awk runs every command again under every awk.
+
+
 def halted(pd: Pd, vendor: str) -> dict[str, str]:
     pd.halt(REASON)
     return {"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice"}
 
 
-@VEND
-@pytest.mark.parametrize("command", BLOCKED)
+@pytest.mark.parametrize(("vendor", "command"), by_vendor(BLOCKED))
 def test_blocked_commands(pd: Pd, vendor: str, command: str) -> None:
     r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=halted(pd, vendor))
     assert r.json == tool_block(vendor, halt_msg(REASON))
@@ -191,8 +207,7 @@ def test_blocked_commands(pd: Pd, vendor: str, command: str) -> None:
     assert reason.startswith(MSG["halt_header"])
 
 
-@VEND
-@pytest.mark.parametrize("command", ALLOWED)
+@pytest.mark.parametrize(("vendor", "command"), by_vendor(ALLOWED))
 def test_allowed_commands(pd: Pd, vendor: str, command: str) -> None:
     assert_silent(pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=halted(pd, vendor)))
 
@@ -261,6 +276,7 @@ def test_empty_reason_uses_the_halt_body(pd: Pd, vendor: str, content: str) -> N
     assert r.json == tool_block(vendor, halt_msg(MSG["halt_body"]))
 
 
+@ON_CORE
 @VEND
 def test_halt_sentinel_directory_and_env(pd: Pd, vendor: str) -> None:
     """Any existing sentinel halts (a directory too: no reason then); PD_HALT_FILE moves it."""
@@ -275,6 +291,7 @@ def test_halt_sentinel_directory_and_env(pd: Pd, vendor: str) -> None:
                          env={"PD_HOOK_PROVIDER": vendor, "PD_HALT_FILE": str(missing)}))
 
 
+@ON_CORE
 @VEND
 def test_reason_is_data(pd: Pd, vendor: str) -> None:
     reason = 'stop "now" \\ $(touch CANARY) `touch CANARY` %s\tx'
@@ -344,6 +361,7 @@ def test_seen_provider_from_payload_shape(pd: Pd, vendor: str) -> None:
     assert [ln.split(" ts:")[0] for ln in seen_lines(pd)] == [f"control SEEN session:s-sniff provider:{vendor}"]
 
 
+@ON_CORE
 @VEND
 def test_seen_session_key_sanitised(pd: Pd, vendor: str) -> None:
     env = halted(pd, vendor)
@@ -355,6 +373,7 @@ def test_seen_session_key_sanitised(pd: Pd, vendor: str) -> None:
     assert not (pd.root / "CANARY").exists()
 
 
+@ON_CORE
 @VEND
 def test_distress_file_env(pd: Pd, vendor: str) -> None:
     env = halted(pd, vendor)
@@ -372,6 +391,7 @@ def test_stop_never_blocks_under_halt(pd: Pd, vendor: str) -> None:
     assert not (pd.state / "stop-blocks").exists() or not any((pd.state / "stop-blocks").iterdir())
 
 
+@ON_CORE
 @pytest.mark.parametrize("vendor", ["claude", "gemini", "codex"])
 @pytest.mark.parametrize("provider", ["configured", "sniffed"])
 def test_complied_after_a_clean_cycle(pd: Pd, vendor: str, provider: str) -> None:
@@ -385,6 +405,7 @@ def test_complied_after_a_clean_cycle(pd: Pd, vendor: str, provider: str) -> Non
     assert complied_lines(pd) == [f"control COMPLIED session:s1 provider:{vendor}"]
 
 
+@ON_CORE
 @pytest.mark.parametrize("vendor", ["claude", "gemini", "codex"])
 def test_no_complied_after_a_blocked_call(pd: Pd, vendor: str) -> None:
     env = halted(pd, vendor)
@@ -418,6 +439,7 @@ def test_no_complied_without_a_prompt(pd: Pd, vendor: str) -> None:
     assert complied_lines(pd) == []
 
 
+@ON_CORE
 @VEND
 def test_lifting_the_halt(pd: Pd, vendor: str) -> None:
     env = halted(pd, vendor)

@@ -22,6 +22,7 @@ import pytest
 import tomlkit
 from tests.shells import Shell
 from tests.tentaclekit import (
+    DASH,
     SITREP_CONTRACT,
     SPEC_PATH,
     VENDORS,
@@ -95,6 +96,12 @@ def write_spec(dest: Path, edit: Callable[[Any], None]) -> Path:
 
 SPECS: dict[str, Callable[[Any], None]] = {"words": words, "swapped": swapped, "keyword": keyword_check,
                                            "regex": regex_check}
+
+
+@pytest.fixture
+def sh() -> Shell:
+    """Dial meanings and the closeout check are awk: dash only (see tests.tentaclekit.DASH)."""
+    return DASH
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 from tests.shells import MATRIX, Shell
 from tests.tentaclekit import (
+    DASH,
     FIXTURES,
     MSG,
+    ON_CORE,
     SPEC,
     VENDORS,
     Pd,
@@ -30,6 +32,13 @@ from tests.tentaclekit import (
 )
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
+
+
+@pytest.fixture
+def sh() -> Shell:
+    """Paths and lock matching are awk: dash only (see tests.tentaclekit.DASH)."""
+    return DASH
+
 
 VEND = pytest.mark.parametrize("vendor", VENDORS)
 ME = {"PD_ACTOR": "alice"}
@@ -57,6 +66,7 @@ def test_lock_on_another_file_allows(pd: Pd, vendor: str) -> None:
     assert_silent(gate(pd, vendor, p_edit(vendor, str(pd.proj / "a.ts"), pd.proj)))
 
 
+@ON_CORE
 @VEND
 @pytest.mark.parametrize("provider", ["configured", "sniffed"])
 def test_foreign_lock_blocks_by_default(pd: Pd, vendor: str, provider: str) -> None:
@@ -357,6 +367,7 @@ def test_path_in_matrix_key_is_suffix_of_fixture_example() -> None:
     assert key.startswith("A_B_C_X__") and len(key) == len("A_B_C_X__") + 14
 
 
+@ON_CORE
 def test_deny_goes_to_stdout_not_exit_2(pd: Pd) -> None:
     target = pd.proj / "a.ts"
     pd.lock(target, "bob")
@@ -365,6 +376,7 @@ def test_deny_goes_to_stdout_not_exit_2(pd: Pd) -> None:
         assert r.code == 0 and r.err == b""
 
 
+@ON_CORE
 @VEND
 def test_verdict_env_leaves_json_channels_alone(pd: Pd, vendor: str) -> None:
     """Under the gate (PD_GATE_VERDICT set) a JSON deny is still a JSON deny with exit 0."""

@@ -28,6 +28,7 @@ from tests.tentaclekit import (
     MISSING,
     MSG,
     NAMES,
+    ON_DASH,
     PHEROMONE_TTL,
     SITREP_CONTRACT,
     SPEC,
@@ -80,6 +81,7 @@ def test_contract_only(pd: Pd, vendor: str) -> None:
     assert r.err == b""
 
 
+@ON_DASH
 @VEND
 @pytest.mark.parametrize("matrix", ["none", "empty", "locks-only"])
 def test_nothing_to_say_is_silent(pd: Pd, vendor: str, matrix: str) -> None:
@@ -250,6 +252,7 @@ def test_second_entry_cut_to_the_remaining_bytes(pd: Pd, vendor: str) -> None:
     assert len("\n".join(got).encode()) == MAX_BYTES
 
 
+@ON_DASH
 @VEND
 @pytest.mark.parametrize("char", ["é", "€", "😀", "ü̈"])
 @pytest.mark.parametrize("pad", [0, 1, 2, 3])
@@ -275,6 +278,7 @@ def test_trail_multibyte_path_second_entry(pd: Pd, vendor: str) -> None:
     assert len("\n".join(got).encode()) <= MAX_BYTES
 
 
+@ON_DASH
 @VEND
 @pytest.mark.parametrize("text", [
     "before \\c after",
@@ -349,6 +353,7 @@ def test_prompt_fixture_corpus() -> None:
     assert len(PROMPT_FIXTURES) >= 7
 
 
+@ON_DASH
 @pytest.mark.parametrize(("vendor", "name"), PROMPT_FIXTURES)
 @pytest.mark.parametrize("provider", ["configured", "sniffed"])
 def test_fixture_payloads(pd: Pd, vendor: str, name: str, provider: str) -> None:

@@ -14,13 +14,16 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 from tests.tentaclekit import (
+    DASH,
     MSG,
     SPEC,
     SPEC_PATH,
     VENDORS,
     Pd,
+    Shell,
     assert_silent,
     block_msg,
+    by_vendor,
     halt_msg,
     p_edit,
     p_shell,
@@ -32,6 +35,13 @@ from hookshape.spec.model import Spec
 from hookshape.spec.profiles import ProfileError, builtin_dir, load_profile
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
+
+
+@pytest.fixture
+def sh() -> Shell:
+    """The protect rules are awk: dash only (see tests.tentaclekit.DASH)."""
+    return DASH
+
 
 VEND = pytest.mark.parametrize("vendor", VENDORS)
 HOME = "~/.port-daddy"  # the default home: these commands run with PD_HOME unset
@@ -48,6 +58,10 @@ def default_home(pd: Pd) -> Path:
     return home
 
 
+# The vendor decides where its payload keeps the path or command, its cwd and the shape of the
+# block; the protect rule itself is vendor-blind. So each name and command runs once, the vendors
+# in turn (by_vendor); the tests crossed with VEND keep every vendor's shapes and cwd.
+
 # -- edit tools -----------------------------------------------------------------------------------
 
 HOME_FILES = ["HALT", "DISTRESS", "hooks.disabled", "daemon.ready", "daemon.pid", "heartbeat", "matrix.env",
@@ -57,9 +71,7 @@ DIAL_FILES = ["agent.config.json", ".portdaddy/suggestibility.json", ".portdaddy
               ".portdaddy/project.json", "deep/sub/agent.config.json"]
 
 
-@VEND
-@pytest.mark.parametrize("name", HOME_FILES)
-@pytest.mark.parametrize("halted", [False, True])
+@pytest.mark.parametrize(("vendor", "name", "halted"), by_vendor([(n, h) for h in (False, True) for n in HOME_FILES]))
 def test_edit_of_a_home_control_file_is_blocked(pd: Pd, vendor: str, name: str, halted: bool) -> None:
     if halted:
         pd.halt("drill")
@@ -68,8 +80,7 @@ def test_edit_of_a_home_control_file_is_blocked(pd: Pd, vendor: str, name: str, 
     assert r.json == tool_block(vendor, protect_msg(target))
 
 
-@VEND
-@pytest.mark.parametrize("name", DIAL_FILES)
+@pytest.mark.parametrize(("vendor", "name"), by_vendor(DIAL_FILES))
 def test_edit_of_a_dial_file_is_blocked(pd: Pd, vendor: str, name: str) -> None:
     target = pd.proj / name
     r = pd.run("pre_tool", p_edit(vendor, name, pd.proj), env={"PD_HOOK_PROVIDER": vendor})
@@ -136,8 +147,7 @@ SHELL_ALLOWED = [
 ]
 
 
-@VEND
-@pytest.mark.parametrize(("command", "name"), SHELL_BLOCKED)
+@pytest.mark.parametrize(("vendor", "command", "name"), by_vendor(SHELL_BLOCKED))
 def test_shell_writes_of_home_control_files_are_blocked(pd: Pd, vendor: str, command: str, name: str) -> None:
     home = default_home(pd)
     target = home / name if name else home
@@ -145,8 +155,7 @@ def test_shell_writes_of_home_control_files_are_blocked(pd: Pd, vendor: str, com
     assert r.json == tool_block(vendor, protect_msg(str(target).rstrip("/")))
 
 
-@VEND
-@pytest.mark.parametrize("command", SHELL_ALLOWED)
+@pytest.mark.parametrize(("vendor", "command"), by_vendor(SHELL_ALLOWED))
 def test_shell_reads_pass(pd: Pd, vendor: str, command: str) -> None:
     default_home(pd)
     assert_silent(pd.run("pre_tool", p_shell(vendor, command, pd.proj),
@@ -171,8 +180,7 @@ SHELL_DIALS = [
 ]
 
 
-@VEND
-@pytest.mark.parametrize(("command", "name"), SHELL_DIALS)
+@pytest.mark.parametrize(("vendor", "command", "name"), by_vendor(SHELL_DIALS))
 def test_shell_writes_of_dial_files_are_blocked(pd: Pd, vendor: str, command: str, name: str) -> None:
     r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env={"PD_HOOK_PROVIDER": vendor})
     assert r.json == tool_block(vendor, protect_msg(pd.proj / name))

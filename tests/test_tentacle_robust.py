@@ -13,6 +13,8 @@ import pytest
 from tests.tentaclekit import (
     FIXTURES,
     MSG,
+    ON_CORE,
+    ON_DASH,
     ROLES,
     SPEC_PATH,
     STOP_DIRECTIVE,
@@ -90,10 +92,11 @@ def loaded(pd: Pd) -> None:
     pd.trail(pd.proj / "t.ts")
 
 
-@ROLE
-@pytest.mark.parametrize("name", list(GARBAGE))
-@pytest.mark.parametrize("provider", ["claude", "gemini", "codex", "agy", None])
-def test_garbage_stdin_fails_open(pd: Pd, role: str, name: str, provider: str | None) -> None:
+BIG = [n for n in GARBAGE if n.startswith("5mb-")]
+SMALL = [n for n in GARBAGE if n not in BIG]
+
+
+def _fails_open(pd: Pd, role: str, name: str, provider: str | None) -> None:
     loaded(pd)
     r = pd.run(role, GARBAGE[name], env={"PD_HOOK_PROVIDER": provider, "PD_ACTOR": "alice"})
     assert r.code == 0
@@ -102,6 +105,36 @@ def test_garbage_stdin_fails_open(pd: Pd, role: str, name: str, provider: str | 
     obj = r.json
     if obj is not None and name not in ("duplicate-keys", "bom", "crlf-pretty", "lone-surrogate"):
         assert "decision" not in obj and "permissionDecision" not in json.dumps(obj), obj
+
+
+# The parser is awk, the same program under every shell: the inputs are crossed with the roles
+# and the providers (each reads other fields of what was parsed) under dash only.
+@ON_DASH
+@ROLE
+@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("provider", [*VENDORS, None])
+def test_garbage_stdin_fails_open(pd: Pd, role: str, name: str, provider: str | None) -> None:
+    _fails_open(pd, role, name, provider)
+
+
+# A 5 MB stdin is cut at harness.stdin_max_bytes by head -c and parsed as an oversize event: a
+# configured vendor (claude) and the sniffed one (none set) take the two paths of the vendor pick;
+# the other vendors only look for other field names, which no garbage input holds.
+@ON_DASH
+@ROLE
+@pytest.mark.parametrize("name", BIG)
+@pytest.mark.parametrize("provider", ["claude", None])
+def test_5mb_garbage_stdin_fails_open(pd: Pd, role: str, name: str, provider: str | None) -> None:
+    _fails_open(pd, role, name, provider)
+
+
+# The shell reads stdin and runs the fail-open outer layer: every core shell meets one small
+# and one 5 MB garbage input in every role.
+@ROLE
+@pytest.mark.parametrize("name", ["binary", "5mb-garbage"])
+@pytest.mark.parametrize("provider", ["claude", None])
+def test_garbage_stdin_fails_open_under_every_shell(pd: Pd, role: str, name: str, provider: str | None) -> None:
+    _fails_open(pd, role, name, provider)
 
 
 @ROLE
@@ -205,10 +238,7 @@ HOSTILE = {
 }
 
 
-@VEND
-@pytest.mark.parametrize("name", list(HOSTILE))
-@pytest.mark.parametrize("form", ["absolute", "relative"])
-def test_hostile_paths_block_exactly(pd: Pd, vendor: str, name: str, form: str) -> None:
+def _hostile_path(pd: Pd, vendor: str, name: str, form: str) -> None:
     rel = HOSTILE[name]
     if vendor == "codex" and name in ("newline", "cr"):
         rel = rel.replace("\n", "_").replace("\r", "_")  # patch bodies are line-based
@@ -226,6 +256,23 @@ def test_hostile_paths_block_exactly(pd: Pd, vendor: str, name: str, form: str) 
     r = pd.run("prompt", p_prompt(vendor, pd.proj), env={**env, "PD_SITREP": "off"}, cwd=pd.root)
     assert r.json is not None and "mutated via" in json.dumps(r.json)
     assert not list(pd.root.rglob("CANARY*"))
+
+
+# Where a vendor keeps the path and how a relative one is joined is awk logic: every vendor, name
+# and form under dash. The shell holds the path in variables and prints it: every core shell
+# meets every name (absolute, through one vendor).
+@ON_DASH
+@VEND
+@pytest.mark.parametrize("name", list(HOSTILE))
+@pytest.mark.parametrize("form", ["absolute", "relative"])
+def test_hostile_paths_block_exactly(pd: Pd, vendor: str, name: str, form: str) -> None:
+    _hostile_path(pd, vendor, name, form)
+
+
+@ON_CORE
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_paths_block_exactly_under_every_shell(pd: Pd, name: str) -> None:
+    _hostile_path(pd, "claude", name, "absolute")
 
 
 @VEND
@@ -268,11 +315,11 @@ def test_hostile_home_cwd_and_session(pd: Pd, role: str, vendor: str) -> None:
 # -- fail-open outer layer ------------------------------------------------------------------------
 
 
-@ROLE
-@VEND
-@pytest.mark.parametrize("breakage", ["home-is-file", "no-home", "matrix-is-dir", "state-is-file",
-                                      "halt-is-dir", "halt-unreadable-dir-path", "verdict-env-garbage"])
-def test_broken_environment_fails_open(pd: Pd, role: str, vendor: str, breakage: str) -> None:
+BREAKAGES = ["home-is-file", "no-home", "matrix-is-dir", "state-is-file", "halt-is-dir",
+             "halt-unreadable-dir-path", "verdict-env-garbage"]
+
+
+def _broken_environment(pd: Pd, role: str, vendor: str, breakage: str) -> None:
     payloads = {
         "prompt": p_prompt(vendor, pd.proj),
         "pre_tool": p_edit(vendor, str(pd.proj / "a.ts"), pd.proj),
@@ -301,6 +348,22 @@ def test_broken_environment_fails_open(pd: Pd, role: str, vendor: str, breakage:
     assert r.code == 0
     if breakage in ("no-home",):
         assert_silent(r)
+
+
+# The outer layer is shell: every core shell meets every breakage in every role (one vendor);
+# the other vendors (which parts of a tentacle run depends on the vendor's answers) under dash.
+@ROLE
+@pytest.mark.parametrize("breakage", BREAKAGES)
+def test_broken_environment_fails_open(pd: Pd, role: str, breakage: str) -> None:
+    _broken_environment(pd, role, "claude", breakage)
+
+
+@ON_DASH
+@ROLE
+@pytest.mark.parametrize("vendor", [v for v in VENDORS if v != "claude"])
+@pytest.mark.parametrize("breakage", BREAKAGES)
+def test_broken_environment_fails_open_every_vendor(pd: Pd, role: str, vendor: str, breakage: str) -> None:
+    _broken_environment(pd, role, vendor, breakage)
 
 
 def test_no_home_at_all_is_silent_everywhere(pd: Pd) -> None:
@@ -396,6 +459,10 @@ def test_exit_code_vendor_sniffed_by_its_key(px: Pd) -> None:
 ALL_FIXTURES = sorted((v, p.stem) for v in VENDORS for p in (FIXTURES / v).glob("*.json"))
 
 
+# tests/conformance runs every fixture through every tentacle under every shell of the matrix
+# (exact answers, clean and busy); here the halted state joins in, under dash
+# (test_big_shell_command_under_halt_still_blocks prints a halt answer under every core shell).
+@ON_DASH
 @pytest.mark.parametrize(("vendor", "name"), ALL_FIXTURES)
 @ROLE
 @pytest.mark.parametrize("state", ["clean", "busy", "halted"])

@@ -1,9 +1,11 @@
-"""Static checks of every rendered script: shellcheck -s sh with zero findings, and `<shell> -n`
-under every shell of the matrix; plus what each parser environment really offers."""
+"""Static checks of every rendered script: shellcheck -s sh with zero findings, `<shell> -n`
+under every shell of the matrix, no call of jq or python anywhere; plus what each parser
+environment really offers."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -98,3 +100,39 @@ def test_environments(paths, request):
         found = shutil.which(tool, path=bb)
         assert found and os.path.realpath(found) == os.path.realpath(shutil.which("busybox") or ""), tool
     assert shutil.which("jq", path=bb) is None and shutil.which("python3", path=bb) is None
+
+
+# a command word jq, python, python3, python3.12 ... (not part of a longer name or path segment)
+JQ_PY = re.compile(r"(?<![\w.-])(jq|python[0-9.]*)(?![\w-])")
+
+
+def jq_or_python(text: str, script: bool) -> list[str]:
+    """The lines that name jq or python as a word (comment lines of a script do not count)."""
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if script and line.lstrip().startswith("#"):
+            continue
+        if JQ_PY.search(line):
+            out.append(f"{n}: {line.strip()[:160]}")
+    return out
+
+
+def test_no_script_calls_jq_or_python(rendered, request):
+    """Nothing rendered calls jq or python: every script of dist/ and of the current templates,
+    and every hook command of dist/config. A PATH without them (the nojq and nojqpy environments
+    of the matrix) therefore changes nothing, whatever the shell or the vendor."""
+    tag(request, kind="static")
+    files = [DIST / rel for rel in dist_scripts()] + [rendered.root / rel for rel in SCRIPTS]
+    files += sorted(p for p in (DIST / "config").rglob("*") if p.is_file())
+    assert len(dist_scripts()) >= 8, "dist/ holds no rendered scripts: run make render"
+    found = {}
+    for f in files:
+        if not f.exists():  # a gate the current templates could not render: test_syntax reports it
+            continue
+        text = f.read_text(encoding="utf-8", errors="replace")
+        hits = jq_or_python(text, text.startswith("#!"))
+        if hits:
+            found[str(f)] = hits
+    assert not found, found
+    assert jq_or_python("x=$(printf %s \"$1\" | jq -r .a)", True)  # the check sees a call
+    assert jq_or_python("  python3 -c 'print(1)'", True) and not jq_or_python("# no jq here", True)
