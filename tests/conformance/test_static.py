@@ -117,12 +117,14 @@ def jq_or_python(text: str, script: bool) -> list[str]:
     return out
 
 
-def test_no_script_calls_jq_or_python(rendered, request):
-    """Nothing rendered calls jq or python: every script of dist/ and of the current templates,
-    and every hook command of dist/config. A PATH without them (the nojq and nojqpy environments
+def test_no_script_calls_jq_or_python(rendered, rendered_hooks, request):
+    """Nothing rendered calls jq or python: every script of dist/ and of the current templates
+    (the built-in jobs, and the gates and adapters of user hooks), and every hook command of
+    dist/config. A PATH without them (the nojq and nojqpy environments
     of the matrix) therefore changes nothing, whatever the shell or the vendor."""
     tag(request, kind="static")
     files = [DIST / rel for rel in dist_scripts()] + [rendered.root / rel for rel in SCRIPTS]
+    files += rendered_hooks.scripts()
     files += sorted(p for p in (DIST / "config").rglob("*") if p.is_file())
     assert len(dist_scripts()) >= 8, "dist/ holds no rendered scripts: run make render"
     found = {}
