@@ -302,3 +302,48 @@ def test_goal_and_audit_through_simulate(vendor: str, tmp_path: Path, no_python:
     logbook_line(harness, vendor, project)
     simulated(spec, vendor, "stop", raw(stop_doc(vendor, SAID, project)), tmp_path, *home)
     assert_finding(harness, vendor)
+
+
+# ----------------------------------------------------------------- install, every vendor --
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+@pytest.mark.parametrize("name", NAMES)
+def test_the_example_installs_for_every_vendor(name: str, vendor: str, tmp_path: Path) -> None:
+    """Installed into a scratch home for one vendor: doctor says wired; the pre_tool command the
+    vendor's config now holds, run as the vendor runs it (sh -c, in the project), blocks as the
+    example says; uninstall leaves the home as it was (empty)."""
+    from hookshape.diagnose import survey
+    from hookshape.install.paths import config_path
+
+    spec = EXAMPLES / f"{name}.toml"
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    proj.mkdir()
+    env: dict[str, str | None] = {"HOME": str(home)}
+    done = hs("install", "--spec", str(spec), "--vendor", vendor, "--home", str(home), env=env)
+    assert done.code == 0, done.err
+    done = hs("doctor", "--spec", str(spec), "--vendor", vendor, "--home", str(home), env=env)
+    assert f"({PROFILES[vendor].vendor.display}): wired" in done.out, done.out
+    loaded = load(spec)
+    profile = PROFILES[vendor]
+    path = config_path(profile, "user", home, proj, loaded.spec.harness.name)
+    found = survey.load(profile, path)
+    event = profile.events.of("pre_tool")
+    commands = [h.command for h in found.handlers if h.event == event]
+    assert len(commands) == 1, found.handlers
+    doc = edit_doc(vendor, str(proj / ".env"), str(proj)) if name == "minimal" else \
+        edit_doc(vendor, str(proj / "app.py"), str(proj))
+    run = subprocess.run(["sh", "-c", commands[0]], input=json.dumps(doc).encode(), cwd=proj,
+                         env={"HOME": str(home), "PATH": SYSTEM_PATH}, capture_output=True,
+                         timeout=60, check=False)
+    want = ENV_BLOCK.replace("/proj", str(proj)) if name == "minimal" else NO_GOAL
+    said = run.stdout.decode() + run.stderr.decode()
+    assert want in said, (run.returncode, said)
+    done = hs("uninstall", "--spec", str(spec), "--vendor", vendor, "--home", str(home), env=env)
+    assert done.code == 0, done.err
+    assert _tree(home) == {}, sorted(_tree(home))
