@@ -71,11 +71,11 @@ function gx(s, key,    t) {
 
 BREAKAGES = [
     Breakage("bashism [[ ]] in the emit helper",
-             (("fragments/runtime.sh.jinja", r"""^  \[ -z "\$1" \] \|\| printf '%s\\n' "\$1"$""",
+             (("fragments/answer.sh.jinja", r"""^  \[ -z "\$1" \] \|\| printf '%s\\n' "\$1"$""",
                """  if [[ -n "$1" ]]; then printf '%s\\n' "$1"; fi"""),),
              r"^matrix:dash/"),
     Breakage("`local` in the result reader",
-             (("fragments/runtime.sh.jinja", r"^(_\{\{ p \}\}_answer\(\) \{)$", r"\1\n  local _{{ p }}_lx"),),
+             (("fragments/answer.sh.jinja", r"^(_\{\{ p \}\}_answer\(\) \{)$", r"\1\n  local _{{ p }}_lx"),),
              r"^matrix:ksh93/"),
     Breakage("GNU-only `sed -z` instead of `head -c`",
              (("fragments/runtime.sh.jinja", r"head -c \{\{ h\.stdin_max_bytes \}\}", "sed -z ''"),),
