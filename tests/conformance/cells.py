@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 from tests.conformance import oracle as o
 from tests.conformance.kit import (
     GATE,
@@ -105,12 +106,10 @@ def scenarios(role: str, vendor: str, path: Path, full: bool) -> list[Scenario]:
 # ----------------------------------------------------------------------------------- checks --
 
 
-def check_run(ctx: Ctx, role: str, vendor: str, home: Home, sc: Scenario, run_no: int, exp: Expect,
-              before: bytes | None) -> list[str]:
-    r = ctx.invoke(role, sc.payload, home, vendor, sc.env)
+def answer_problems(ctx: Ctx, role: str, vendor: str, r: Any, exp: Expect) -> list[str]:
+    """What a run said against what it should: stdout exactly the expected answer (and through
+    the gate the vendor's allow answer where nothing else is said), stderr exactly as expected."""
     problems: list[str] = []
-    if r.code != 0:
-        problems.append(f"exit {r.code} (no shipped dialect blocks by exit code)")
     obj, _shape, bad = parse_stdout(vendor, role, r.out)
     problems += bad
     if not bad and obj != exp.out:
@@ -120,6 +119,29 @@ def check_run(ctx: Ctx, role: str, vendor: str, home: Home, sc: Scenario, run_no
     err = r.err.decode("utf-8", "replace")
     if err != exp.err:
         problems.append(f"stderr {err[:300]!r} != expected {exp.err!r}")
+    return problems
+
+
+def failure_report(request: Any, res: Any, where: str) -> None:
+    """Tag the item with its counts; fail it with every broken run (the first 25 shown)."""
+    from tests.conformance.conftest import tag  # conftest imports this module
+
+    tag(request, checks=res.checks, failed_checks=len(res.failures))
+    assert res.checks > 0, "no fixture ran"
+    if res.failures:
+        shown = "\n".join(res.failures[:25])
+        more = f"\n... and {len(res.failures) - 25} more" if len(res.failures) > 25 else ""
+        pytest.fail(f"{len(res.failures)} of {res.checks} runs broke the contract "
+                    f"({where}):\n{shown}{more}", pytrace=False)
+
+
+def check_run(ctx: Ctx, role: str, vendor: str, home: Home, sc: Scenario, run_no: int, exp: Expect,
+              before: bytes | None) -> list[str]:
+    r = ctx.invoke(role, sc.payload, home, vendor, sc.env)
+    problems: list[str] = []
+    if r.code != 0:
+        problems.append(f"exit {r.code} (no shipped dialect blocks by exit code)")
+    problems += answer_problems(ctx, role, vendor, r, exp)
     problems += effects(ctx, role, vendor, home, sc, exp, before)
     return [f"{sc.name}#{run_no}: {p} [{r.brief()}]" for p in problems]
 
@@ -254,15 +276,7 @@ def check_hook_run(ctx: Ctx, role: str, vendor: str, home: Home, payload: bytes,
     problems: list[str] = []
     if r.code != exp.code:
         problems.append(f"exit {r.code}, expected {exp.code}")
-    obj, _shape, bad = parse_stdout(vendor, role, r.out)
-    problems += bad
-    if not bad and obj != exp.out:
-        problems.append(f"answer {obj!r} != expected {exp.out!r}")
-    if exp.out is None and not exp.err and allow_answer(vendor, role) and ctx.mode == "gate" and not r.allowed:
-        problems.append("the gate allowed without the vendor's allow answer")
-    err = r.err.decode("utf-8", "replace")
-    if err != exp.err:
-        problems.append(f"stderr {err[:300]!r} != expected {exp.err!r}")
+    problems += answer_problems(ctx, role, vendor, r, exp)
     problems += clean_effects(ctx, role, home)
     name = ctx.rendered.names[role]
     left = sorted(p.name for p in (home.path / GATE["health_dir"]).glob(f"{name}.*") if p.suffix in (".in", ".t"))
