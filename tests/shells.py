@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,11 +99,16 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
-def wait_gone(pid: int, within: float) -> bool:
-    """Whether the process is gone (or a zombie) within that many seconds."""
+def wait_until(done: Callable[[], bool], within: float) -> bool:
+    """Whether done() came true within that many seconds (polled every 50 ms)."""
     end = time.monotonic() + within
     while time.monotonic() < end:
-        if not alive(pid):
+        if done():
             return True
         time.sleep(0.05)
-    return not alive(pid)
+    return done()
+
+
+def wait_gone(pid: int, within: float) -> bool:
+    """Whether the process is gone (or a zombie) within that many seconds."""
+    return wait_until(lambda: not alive(pid), within)
