@@ -81,6 +81,9 @@ function j__init(   i) {
   J__en[12] = "\\f"
   J__en[13] = "\\r"
   J__en[127] = "\\u007f"
+  for (i = 0; i < 32; i++)
+    J__oc[i] = sprintf("\\0%03o", i)
+  J__oc[127] = "\\0177"
 }
 
 # split(s, A, c) on the single character c, taken literally.  Newlines need
@@ -193,39 +196,75 @@ function j__oddbs(x,   L, c, t, m, i) {
   return c % 2
 }
 
+# Cut s into pieces of about J__CH bytes, C[1..n]; returns n.  gsub and
+# regex split (one regexec per match, and busybox awk re-measures the rest of
+# the string at each one) then only ever run on short strings, which keeps
+# them linear.  Each cut lies in the 256 bytes after J__CH bytes of a piece where
+# nothing goes on across it (j__cutat): how "o", text outside strings; "s", a
+# raw string body; "h", any bytes, kept whole UTF-8 sequences.  Where no such
+# place lies near a cut (only inside a run of hundreds of backslashes) the
+# rest is the last piece and J__cutok is 0.
+function j__cut(s, C, how,   L, pos, n, w, k, rs, rl) {
+  L = length(s)
+  pos = 1
+  n = 0
+  J__cutok = 1
+  rs = RSTART
+  rl = RLENGTH
+  while (L - pos + 1 > J__CH + 256) {
+    w = substr(s, pos + J__CH, 256)
+    k = j__cutat(w, how)
+    if (k < 0) {
+      J__cutok = 0
+      break
+    }
+    C[++n] = substr(s, pos, k)
+    pos += k
+  }
+  RSTART = rs
+  RLENGTH = rl
+  C[++n] = substr(s, pos)
+  return n
+}
+
+# The length of the piece that ends in window w (J__CH + a cut in w), or -1.
+# "o": after punctuation or whitespace.  "s": before a byte that no escape
+# holds; else before a backslash that follows another byte (it starts an
+# escape) unless it may be the second half of a surrogate pair; else before
+# the seventh of seven bytes that are not backslashes.  "h": before a byte
+# that is not a UTF-8 continuation byte, else after three of them.
+function j__cutat(w, how) {
+  if (how == "o")
+    return match(w, /[][ \t\r\n{}:,]/) ? J__CH + RSTART : -1
+  if (how == "h")
+    return match(w, "[^" J__cont "]") ? J__CH + RSTART - 1 : J__CH + 3
+  if (match(w, /[^\\"\/bfnrtu0-9A-Fa-f]/))
+    return J__CH + RSTART - 1
+  if (match(w, /[^\\]\\([^u]|u[^dD]|u[dD][^c-fC-F])/))
+    return J__CH + RSTART
+  if (match(w, /[^\\][^\\][^\\][^\\][^\\][^\\][^\\]/))
+    return J__CH + RSTART + 5
+  return -1
+}
+
 # Tokenise one segment that lies outside strings.  last is true for the final
 # segment of the text: a trailing number or literal there with no delimiter
-# after it may have been cut short, so it is not recorded.  Long segments (a
-# big array of numbers) are cut after punctuation or whitespace into pieces
-# of about J__CH bytes, so that gsub and regex split (one regexec per match,
-# and busybox awk re-measures the rest of the string at each one) stay linear.
-function j__outside(seg, last,   L, pos, w, k, rs, rl) {
+# after it may have been cut short, so it is not recorded.  A long segment (a
+# big array of numbers) is tokenised in pieces (j__cut).
+function j__outside(seg, last,   C, n, i) {
   if (seg == "")
     return
   if (length(seg) == 1 && index("{}[]:,", seg)) {
     j__tok(seg)
     return
   }
-  L = length(seg)
-  if (L <= J__CH + 256) {
+  if (length(seg) <= J__CH + 256) {
     j__outpiece(seg, last)
     return
   }
-  rs = RSTART
-  rl = RLENGTH
-  pos = 1
-  while (!J__err && L - pos + 1 > J__CH + 256) {
-    w = substr(seg, pos + J__CH, 256)
-    if (!match(w, /[][ \t\r\n{}:,]/))
-      break
-    k = J__CH + RSTART
-    j__outpiece(substr(seg, pos, k), 0)
-    pos += k
-  }
-  RSTART = rs
-  RLENGTH = rl
-  if (!J__err)
-    j__outpiece(substr(seg, pos), last)
+  n = j__cut(seg, C, "o")
+  for (i = 1; i <= n && !J__err; i++)
+    j__outpiece(C[i], last && i == n)
 }
 
 function j__outpiece(seg, last,   T, m, i, e, drop) {
@@ -309,45 +348,6 @@ function j__string(raw,   st) {
   j__scalar("s", raw)
 }
 
-# Cut raw, a string body, into pieces of about J__CH bytes.  Each cut is
-# placed where no escape sequence goes on across it, so every piece starts on
-# an escape boundary and can be checked or decoded on its own: gsub then only
-# ever runs on short strings, which keeps it linear in busybox awk too.
-# Returns the number of pieces, or 0 when no such place lies near some cut
-# (only inside a run of hundreds of backslashes).
-function j__chunks(raw, C,   L, pos, n, w, k, rs, rl) {
-  L = length(raw)
-  pos = 1
-  n = 0
-  rs = RSTART
-  rl = RLENGTH
-  while (L - pos + 1 > J__CH + 256) {
-    w = substr(raw, pos + J__CH, 256)
-    # before a byte that no escape holds; else before a backslash
-    # that follows another byte (it starts an escape) unless it may
-    # be the second half of a surrogate pair; else before the
-    # seventh of seven bytes that are not backslashes
-    if (match(w, /[^\\"\/bfnrtu0-9A-Fa-f]/))
-      k = J__CH + RSTART - 1
-    else if (match(w, /[^\\]\\([^u]|u[^dD]|u[dD][^c-fC-F])/))
-      k = J__CH + RSTART
-    else if (match(w, /[^\\][^\\][^\\][^\\][^\\][^\\][^\\]/))
-      k = J__CH + RSTART + 5
-    else {
-      n = -1
-      break
-    }
-    C[++n] = substr(raw, pos, k)
-    pos += k
-  }
-  RSTART = rs
-  RLENGTH = rl
-  if (n < 0)
-    return 0
-  C[++n] = substr(raw, pos)
-  return n
-}
-
 # Validity of a raw string body: no raw control characters, only the escapes
 # JSON allows.  The first regex has no false negatives; when it fires (any \u,
 # or an escaped backslash followed by a letter) the exact check runs.
@@ -362,8 +362,8 @@ function j__valid(raw,   C, n, i) {
     return 1
   if (length(raw) <= J__CH + 256)
     return j__validgs(raw)
-  n = j__chunks(raw, C)
-  if (n == 0)
+  n = j__cut(raw, C, "s")
+  if (!J__cutok)
     return j__validslow(raw)
   for (i = 1; i <= n; i++)
     if (!j__validgs(C[i]))
@@ -508,7 +508,7 @@ function j__utf8(cp) {
 }
 
 # Decode the escapes of a raw string body in linear time.  Long strings are
-# cut into pieces (see j__chunks) that are decoded one by one.  In a piece,
+# cut into pieces (j__cut) that are decoded one by one.  In a piece,
 # the escaped backslash pairs become a placeholder byte (or split the piece),
 # so that every backslash left starts an escape: the named escapes are plain
 # gsubs and the \u escapes are handled by one split.  A \u escape of a lone surrogate (one without its
@@ -519,8 +519,8 @@ function j__dec(raw,   C, n, i) {
   j__init()
   if (length(raw) <= J__CH + 256)
     return j__decgs(raw)
-  n = j__chunks(raw, C)
-  if (n == 0)
+  n = j__cut(raw, C, "s")
+  if (!J__cutok)
     return j__decgs(raw)
   for (i = 1; i <= n; i++)
     C[i] = j__decgs(C[i])
@@ -621,13 +621,28 @@ function j_str(p) {
 # that are not UTF-8 as \ufffd, one for each maximal ill-formed part as
 # Python decodes with errors="replace".  The result is plain ASCII: a shell
 # that cannot hold other bytes in the C locale (yash) passes it on intact.
-function j_esc(s,   A, n, i) {
+function j_esc(s) {
   j__init()
+  return j__escape(s, J__en, "u")
+}
+
+# Escape for printf %b on one line: backslash doubled, bytes below 0x20 and
+# 0x7f and every non-ASCII byte as \0ooo; bytes that are not UTF-8 become the
+# bytes of U+FFFD as j_esc says.  Plain ASCII, and printf %b gives back valid
+# UTF-8.
+function j_pct(s) {
+  j__init()
+  return j__escape(s, J__oc, "o")
+}
+
+# s with backslashes doubled, control bytes and 0x7f as E says, non-ASCII as
+# how says (j__hi), and with how "u" double quotes escaped.
+function j__escape(s, E, how,   A, n, i) {
   if (index(s, "\\")) {
     n = j__split(s, A, "\\")
     s = j__join(A, n, "\\\\")
   }
-  if (index(s, "\"")) {
+  if (how == "u" && index(s, "\"")) {
     n = j__split(s, A, "\"")
     s = j__join(A, n, "\\\"")
   }
@@ -635,68 +650,26 @@ function j_esc(s,   A, n, i) {
     for (i = 0; i < 32; i++)
       if (J__chr[i] != "" && index(s, J__chr[i])) {
         n = j__split(s, A, J__chr[i])
-        s = j__join(A, n, J__en[i])
+        s = j__join(A, n, E[i])
       }
     if (index(s, J__del)) {
       n = j__split(s, A, J__del)
-      s = j__join(A, n, J__en[127])
+      s = j__join(A, n, E[127])
     }
   }
   if (s ~ J__hi1)
-    s = j__hi(s, "u")
-  return s
-}
-
-# Escape for printf %b on one line: backslash doubled, bytes below 0x20 and
-# 0x7f and every non-ASCII byte as \0ooo; bytes that are not UTF-8 become the
-# bytes of U+FFFD as j_esc says.  Plain ASCII, and printf %b gives back valid
-# UTF-8.
-function j_pct(s,   A, n, i) {
-  j__init()
-  if (index(s, "\\")) {
-    n = j__split(s, A, "\\")
-    s = j__join(A, n, "\\\\")
-  }
-  if (s ~ J__ctl || index(s, J__del) || (J__nul != "" && index(s, J__nul))) {
-    for (i = 0; i < 32; i++)
-      if (J__chr[i] != "" && index(s, J__chr[i])) {
-        n = j__split(s, A, J__chr[i])
-        s = j__join(A, n, sprintf("\\0%03o", i))
-      }
-    if (index(s, J__del)) {
-      n = j__split(s, A, J__del)
-      s = j__join(A, n, "\\0177")
-    }
-  }
-  if (s ~ J__hi1)
-    s = j__hi(s, "o")
+    s = j__hi(s, how)
   return s
 }
 
 # Non-ASCII runs of s in ASCII form (how: "u" JSON escapes, "o" octal bytes),
-# in pieces of about J__CH bytes cut where no UTF-8 sequence goes on across
-# the cut (before an ASCII or a lead byte, or after three continuation bytes),
-# so that the regex splits stay linear in busybox awk too.
-function j__hi(s, how,   L, pos, n, C, w, k, rs, rl) {
-  L = length(s)
-  if (L <= J__CH + 256)
+# a long s in pieces (j__cut) that keep each UTF-8 sequence whole.
+function j__hi(s, how,   n, C, i) {
+  if (length(s) <= J__CH + 256)
     return j__hipiece(s, how)
-  rs = RSTART
-  rl = RLENGTH
-  pos = 1
-  n = 0
-  while (L - pos + 1 > J__CH + 256) {
-    w = substr(s, pos + J__CH, 256)
-    if (match(w, "[^" J__cont "]"))
-      k = J__CH + RSTART - 1
-    else
-      k = J__CH + 3
-    C[++n] = j__hipiece(substr(s, pos, k), how)
-    pos += k
-  }
-  RSTART = rs
-  RLENGTH = rl
-  C[++n] = j__hipiece(substr(s, pos), how)
+  n = j__cut(s, C, "h")
+  for (i = 1; i <= n; i++)
+    C[i] = j__hipiece(C[i], how)
   return j__join(C, n, "")
 }
 
