@@ -635,7 +635,8 @@ def test_inbox_nested_field_and_own_line(inbox, tmp_path: Path, sh) -> None:
 
 
 def forks_and_execs(squid: Path, pd: Pd, vendor: str) -> tuple[int, int, list[str]]:
-    """Forks and execs of one prompt run under dash (strace -f), and the programs it ran."""
+    """Forks and execs of one prompt run under dash (strace -f), and the programs it ran (sorted:
+    the two ends of a pipeline exec in either order)."""
     strace = shutil.which("strace")
     if not strace:
         pytest.skip("strace not installed")
@@ -649,7 +650,7 @@ def forks_and_execs(squid: Path, pd: Pd, vendor: str) -> tuple[int, int, list[st
         pytest.skip(f"strace cannot trace here: {proc.stderr.decode()[:200]}")
     lines = log.read_text().splitlines()
     forks = len([ln for ln in lines if re.search(r"\b(clone3?|v?fork)\(", ln) and "resumed" not in ln])
-    return forks, len(ran := _execs(lines)) - 1, [Path(r).name for r in ran[1:]]
+    return forks, len(ran := _execs(lines)) - 1, sorted(Path(r).name for r in ran[1:])
 
 
 def _execs(lines: list[str]) -> list[str]:

@@ -12,7 +12,7 @@ import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from tests.conformance import oracle as o
@@ -49,11 +49,36 @@ class Scenario:
     env: dict[str, str] = field(default_factory=dict)
 
 
+# Which fixtures of a vendor a cell runs: "all"; "own", those of the tentacle's own event kind;
+# "own+1", those and one foreign event (`turn` picks which, so cells that differ only in the shell
+# each get another one).
+Pick = Literal["all", "own", "own+1"]
+
+
 def role_fixture(role: str, vendor: str, path: Path, doc: Any) -> bool:
     """The fixture is an event of this tentacle's own kind."""
     if path.stem.startswith(ROLE_PREFIX[role]):
         return True
     return isinstance(doc, dict) and doc.get("hook_event_name") == o.EVENTS[vendor][role]
+
+
+def picked(role: str, vendor: str, pick: Pick, turn: int = 0,
+           only: list[str] | None = None) -> list[tuple[Path, bytes, Any]]:
+    """The fixtures of `vendor` a cell of `role` runs (only those named in `only` when given), each
+    with its bytes and its document."""
+    own: list[tuple[Path, bytes, Any]] = []
+    foreign: list[tuple[Path, bytes, Any]] = []
+    for path in vendor_fixtures(vendor):
+        if only is not None and path.stem not in only:
+            continue
+        raw = path.read_bytes()
+        doc = json.loads(raw)
+        (own if role_fixture(role, vendor, path, doc) else foreign).append((path, raw, doc))
+    if pick == "all":
+        return sorted(own + foreign)
+    if pick == "own+1" and foreign:
+        return sorted([*own, foreign[turn % len(foreign)]])
+    return own
 
 
 def with_compliant_text(vendor: str, doc: dict[str, Any]) -> dict[str, Any]:
@@ -199,16 +224,12 @@ class CellResult:
     verdicts: dict[str, int] = field(default_factory=dict)
 
 
-def run_cell(ctx: Ctx, role: str, vendor: str, base: Path, full: bool, matched: bool = False,
+def run_cell(ctx: Ctx, role: str, vendor: str, base: Path, full: bool, pick: Pick = "all", turn: int = 0,
              only: list[str] | None = None) -> CellResult:
-    """Every fixture of `vendor` (only the tentacle's own event kind when `matched`; only those
-    named in `only`) under the oracle's scenarios (all of them when `full`)."""
+    """The picked fixtures of `vendor` (picked()) under the oracle's scenarios (all of them when
+    `full`)."""
     res = CellResult()
-    for path in vendor_fixtures(vendor):
-        if only is not None and path.stem not in only:
-            continue
-        if matched and not role_fixture(role, vendor, path, json.loads(path.read_bytes())):
-            continue
+    for path, _raw, _doc in picked(role, vendor, pick, turn, only):
         for sc in scenarios(role, vendor, path, full):
             home = new_home(base, sc.matrix)
             for i, exp in enumerate(sc.expects, 1):
@@ -314,18 +335,12 @@ def view_problems(ctx: Ctx, role: str, vendor: str, payload: bytes, doc: Any, du
     return problems
 
 
-def run_hooks_cell(ctx: Ctx, role: str, vendor: str, base: Path, matched: bool,
+def run_hooks_cell(ctx: Ctx, role: str, vendor: str, base: Path, pick: Pick, turn: int = 0,
                    only: list[str] | None = None) -> CellResult:
-    """Every fixture of `vendor` (only those of the event kind of `role` when `matched`; only
-    those named in `only`) through the hooks adapter of `role`, each in a fresh home."""
+    """The picked fixtures of `vendor` (picked()) through the hooks adapter of `role`, each in a
+    fresh home."""
     res = CellResult()
-    for path in vendor_fixtures(vendor):
-        if only is not None and path.stem not in only:
-            continue
-        raw = path.read_bytes()
-        doc = json.loads(raw)
-        if matched and not role_fixture(role, vendor, path, doc):
-            continue
+    for path, raw, doc in picked(role, vendor, pick, turn, only):
         home = new_home(base)
         exp = hook_expect(vendor, role, doc)
         res.checks += 1

@@ -9,10 +9,12 @@ exactly the vendor's: its deny with "GUARD <n>" when the call names edit targets
 the context answer of the fixed line on prompt; silence on stop.
 
 Coverage, each dimension crossed where it can change the result: the normal PATH runs every
-fixture (foreign events included) through the gate, which runs the adapter, under every shell;
-the adapter alone (direct) only under dash, since the gate's run of it is the same script with
-the same stdin; busybox only (every applet a busybox one: head -c, rm, sleep, ps) runs the
-fixtures of the adapter's own event through the gate under every shell. No jq and no jq nor
+fixture (foreign events included) through the gate, which runs the adapter, under dash (what the
+awk reads of an event is the same under every shell), and under every other shell the fixtures of
+the adapter's own event and one foreign one (another one per shell); the adapter alone (direct)
+only under dash, since the gate's run of it is the same script with the same stdin; busybox only
+(every applet a busybox one: head -c, rm, sleep, ps) runs the fixtures of the adapter's own
+event through the gate under every shell. No jq and no jq nor
 python3 are not crossed: nothing rendered calls either (tests/conformance/test_static.py proves
 it once for every script).
 """
@@ -20,19 +22,20 @@ it once for every script).
 from __future__ import annotations
 
 import pytest
-from tests.conformance.cells import HOOK_ROLES, failure_report, run_hooks_cell
+from tests.conformance.cells import HOOK_ROLES, Pick, failure_report, run_hooks_cell
 from tests.conformance.kit import ENVS, MATRIX, VENDORS
 
 pytestmark = pytest.mark.slow
 
-# (env, mode) -> only the fixtures of the adapter's own event
-COVERAGE = {
-    ("normal", "direct"): False,
-    ("normal", "gate"): False,
-    ("busybox", "gate"): True,
+REFERENCE = "dash"
+# (env, mode) -> (fixtures under the reference shell, under the others)
+COVERAGE: dict[tuple[str, str], tuple[Pick, Pick]] = {
+    ("normal", "direct"): ("all", "all"),
+    ("normal", "gate"): ("all", "own+1"),
+    ("busybox", "gate"): ("own", "own"),
 }
 CELLS = [(env, mode) for env in ENVS for mode in ("direct", "gate") if (env, mode) in COVERAGE]
-DIRECT_SHELLS = ("dash",)
+DIRECT_SHELLS = (REFERENCE,)
 
 
 SHELL_CELLS = [pytest.param(sh, env, mode, id=f"{sh.name}-{env}-{mode}")
@@ -45,5 +48,6 @@ SHELL_CELLS = [pytest.param(sh, env, mode, id=f"{sh.name}-{env}-{mode}")
 @pytest.mark.parametrize(("sh", "env", "mode"), SHELL_CELLS)
 def test_hooks_cell(make_ctx, rendered_hooks, base, request, sh, env, mode, role, vendor):
     ctx = make_ctx(sh, env, mode, kind="hooks", tree=rendered_hooks)
-    res = run_hooks_cell(ctx, role, vendor, base, matched=COVERAGE[(env, mode)])
+    pick = COVERAGE[(env, mode)][sh.name != REFERENCE]
+    res = run_hooks_cell(ctx, role, vendor, base, pick, turn=MATRIX.index(sh))
     failure_report(request, res, f"{sh.name}, {env}, {mode}, {role}, {vendor}")

@@ -5,12 +5,19 @@ One test item is one (shell, environment, mode, tentacle, vendor) cell; it runs 
 fixtures under the oracle's scenarios (cells.py) and reports every broken run at once.
 
 Environments: the normal PATH, and busybox only (every applet a symlink to busybox, the shell
-under test by absolute path). Coverage per environment and mode (COVERAGE):
+under test by absolute path). Each dimension is crossed where it can change the result
+(COVERAGE): the fixtures and scenarios change what the awk programs decide, which is the same
+under every shell, so dash (the reference) runs all of them; the shell changes how stdin is read,
+the dials' env read, the answer printed and the state written, so every other shell runs the
+tentacle's own events under every scenario and one foreign event (another one per shell) that it
+must pass in silence:
 
-- normal, direct: every tentacle x every fixture (foreign events included) x every scenario;
-- normal, gate: every tentacle x every fixture, the primary scenario of each pair;
-- busybox only: every tentacle x the fixtures of its own event, every scenario directly and the
-  primary one through the gate (the environment that catches GNU-only flags).
+- normal, direct: dash every fixture x every scenario; other shells own events + one foreign
+  event, every scenario;
+- normal, gate: the same fixtures, the primary scenario of each pair;
+- busybox only (the environment that catches GNU-only flags, and a shell's missing builtin
+  replaced by an applet): the fixtures of the tentacle's own event, the primary scenario,
+  directly and through the gate; dash directly under every scenario.
 
 The no-jq and no-jq-nor-python3 PATHs (kit.ENVS) are not crossed here: nothing rendered calls
 either tool, which test_static.test_no_script_calls_jq_or_python proves once for every script.
@@ -19,17 +26,18 @@ either tool, which test_static.test_no_script_calls_jq_or_python proves once for
 from __future__ import annotations
 
 import pytest
-from tests.conformance.cells import failure_report, run_cell
+from tests.conformance.cells import Pick, failure_report, run_cell
 from tests.conformance.kit import ENVS, MATRIX, MODES, ROLES, VENDORS
 
 pytestmark = pytest.mark.slow
 
-# (env, mode) -> (only the tentacle's own events, every scenario)
-COVERAGE = {
-    ("normal", "direct"): (False, True),
-    ("normal", "gate"): (False, False),
-    ("busybox", "direct"): (True, True),
-    ("busybox", "gate"): (True, False),
+REFERENCE = "dash"
+# (env, mode) -> ((fixtures, every scenario) under the reference shell, the same under the others)
+COVERAGE: dict[tuple[str, str], tuple[tuple[Pick, bool], tuple[Pick, bool]]] = {
+    ("normal", "direct"): (("all", True), ("own+1", True)),
+    ("normal", "gate"): (("all", False), ("own+1", False)),
+    ("busybox", "direct"): (("own", True), ("own", False)),
+    ("busybox", "gate"): (("own", False), ("own", False)),
 }
 
 
@@ -40,6 +48,6 @@ COVERAGE = {
 @pytest.mark.parametrize("sh", MATRIX, ids=lambda s: s.name)
 def test_cell(make_ctx, base, request, sh, env, mode, role, vendor):
     ctx = make_ctx(sh, env, mode)
-    matched, full = COVERAGE[(env, mode)]
-    res = run_cell(ctx, role, vendor, base, full=full, matched=matched)
+    pick, full = COVERAGE[(env, mode)][sh.name != REFERENCE]
+    res = run_cell(ctx, role, vendor, base, full=full, pick=pick, turn=MATRIX.index(sh))
     failure_report(request, res, f"{sh.name}, {env}, {mode}, {role}, {vendor}")
