@@ -81,6 +81,21 @@ function j__init(   i) {
   J__en[12] = "\\f"
   J__en[13] = "\\r"
   J__en[127] = "\\u007f"
+  # UTF-8 lead bytes, the strict way (no overlongs, no surrogates, nothing
+  # above U+10FFFF): how many continuation bytes follow, the range of the
+  # first of them, and the lead byte of the smallest lead with that length
+  for (i = 194; i <= 244; i++) {
+    J__need[i] = (i < 224) ? 1 : ((i < 240) ? 2 : 3)
+    J__lo[i] = 128
+    J__hi[i] = 191
+  }
+  J__lo[224] = 160
+  J__hi[237] = 159
+  J__lo[240] = 144
+  J__hi[244] = 143
+  J__base[1] = 192
+  J__base[2] = 224
+  J__base[3] = 240
   for (i = 0; i < 32; i++)
     J__oc[i] = sprintf("\\0%03o", i)
   J__oc[127] = "\\0177"
@@ -348,6 +363,16 @@ function j__string(raw,   st) {
   j__scalar("s", raw)
 }
 
+# A long raw string body in pieces for a check or decode piece by piece:
+# their number, with the pieces in C; 0 when raw is short enough to take
+# whole, -1 when it cannot be cut (j__cut).
+function j__pieces(raw, C,   n) {
+  if (length(raw) <= J__CH + 256)
+    return 0
+  n = j__cut(raw, C, "s")
+  return J__cutok ? n : -1
+}
+
 # Validity of a raw string body: no raw control characters, only the escapes
 # JSON allows.  The first regex has no false negatives; when it fires (any \u,
 # or an escaped backslash followed by a letter) the exact check runs.
@@ -360,11 +385,9 @@ function j__valid(raw,   C, n, i) {
     return 1
   if (raw !~ /\\[^"\\\/bfnrt]/)
     return 1
-  if (length(raw) <= J__CH + 256)
-    return j__validgs(raw)
-  n = j__cut(raw, C, "s")
-  if (!J__cutok)
-    return j__validslow(raw)
+  n = j__pieces(raw, C)
+  if (n <= 0)
+    return n ? j__validslow(raw) : j__validgs(raw)
   for (i = 1; i <= n; i++)
     if (!j__validgs(C[i]))
       return 0
@@ -517,10 +540,8 @@ function j__dec(raw,   C, n, i) {
   if (!index(raw, "\\"))
     return raw
   j__init()
-  if (length(raw) <= J__CH + 256)
-    return j__decgs(raw)
-  n = j__cut(raw, C, "s")
-  if (!J__cutok)
+  n = j__pieces(raw, C)
+  if (n <= 0)
     return j__decgs(raw)
   for (i = 1; i <= n; i++)
     C[i] = j__decgs(C[i])
@@ -699,28 +720,11 @@ function j__run(h, how,   k, L, i, b, need, lo, hi, cp, j, c, O, n, ok) {
   i = 1
   while (i <= L) {
     b = J__ord[substr(h, i, 1)]
-    need = 0
-    if (b >= 194 && b <= 244) {
-      lo = 128
-      hi = 191
-      if (b < 224) {
-        need = 1
-        cp = b - 192
-      } else if (b < 240) {
-        need = 2
-        cp = b - 224
-        if (b == 224)
-          lo = 160
-        else if (b == 237)
-          hi = 159
-      } else {
-        need = 3
-        cp = b - 240
-        if (b == 240)
-          lo = 144
-        else if (b == 244)
-          hi = 143
-      }
+    need = (b in J__need) ? J__need[b] : 0
+    if (need) {
+      lo = J__lo[b]
+      hi = J__hi[b]
+      cp = b - J__base[need]
     }
     ok = need > 0
     for (j = 1; j <= need; j++) {
