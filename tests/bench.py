@@ -297,8 +297,12 @@ def gate_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row]:
     hung = copy / "bin" / "squid" / "pd-hook-prompt"
     hung.write_text("#!/bin/sh\nsleep 30\n")
     deadline = 1000.0
-    overs = [spawn_once([dash, str(copy / "bin" / "pd-hook-prompt")], base, ev, project) - deadline
-             for _ in range(3)]
+    overs = []
+    for _ in range(3):
+        # each run from a closed breaker: the open-circuit row above and the hung runs themselves
+        # are failures that would open it, and an open breaker skips the child instead of timing it
+        shutil.rmtree(home / "squid" / "health", ignore_errors=True)
+        overs.append(spawn_once([dash, str(copy / "bin" / "pd-hook-prompt")], base, ev, project) - deadline)
     shutil.rmtree(home / "squid" / "health", ignore_errors=True)
     rows.append(Row("gate deadline overshoot (ms over 1000)", "gate", statistics.median(overs), max(overs),
                     0.0, TARGET_OVERSHOOT_MS, None, None, statistics.median(overs) <= TARGET_OVERSHOOT_MS))
