@@ -294,6 +294,7 @@ def gate_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row]:
     rows.append(Row("gate open-circuit skip", "gate", skip[0], skip[1], skip[0] / bare, TARGET_PATH,
                     *count_forks(Case("s", [dash, str(copy / "bin" / "pd-hook-stop")], ev), base, project),
                     skip[0] / bare <= TARGET_PATH))
+    rows.append(layout_row(copy, base, ev, project))
     hung = copy / "bin" / "squid" / "pd-hook-prompt"
     hung.write_text("#!/bin/sh\nsleep 30\n")
     deadline = 1000.0
@@ -307,6 +308,30 @@ def gate_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row]:
     rows.append(Row("gate deadline overshoot (ms over 1000)", "gate", statistics.median(overs), max(overs),
                     0.0, TARGET_OVERSHOOT_MS, None, None, statistics.median(overs) <= TARGET_OVERSHOOT_MS))
     return rows
+
+
+def layout_row(copy: Path, env: dict[str, str], ev: Path, project: Path) -> Row:
+    """The layout question: each gate a whole script (as rendered), or a thin stub that sources
+    one shared runtime file. The stub here is the gate's own head and the runtime the rest of it,
+    so the two parse the same text and differ only in the sourced file's open and read. Both run
+    an empty tentacle, interleaved run by run so that load falls on both alike; the row gives the
+    stub's extra median time and its ratio to the whole gate (over 1: the layout as rendered is
+    faster)."""
+    stub_t = copy / "bin" / "squid" / "pd-hook-pre-tool"
+    stub_t.write_text("#!/bin/sh\nexit 0\n")
+    gate = copy / "bin" / "pd-hook-pre-tool"
+    lines = gate.read_text().splitlines(keepends=True)
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("_pd_") and ln.rstrip().endswith("() {"))
+    write(copy / "bin" / "runtime.sh", "".join(lines[head:]))
+    stub = write(copy / "bin" / "pd-hook-pre-tool.stub", "".join(lines[:head]) + '. "${0%/*}/runtime.sh"\n')
+    dash = which("dash")
+    whole, split = [], []
+    for _ in range(200):
+        whole.append(spawn_once([dash, str(gate)], env, ev, project))
+        split.append(spawn_once([dash, str(stub)], env, ev, project))
+    a, b = statistics.median(whole), statistics.median(split)
+    return Row("gate layout: stub + sourced runtime, extra ms (ratio to whole)", "gate", b - a,
+               sorted(split)[189] - sorted(whole)[189], b / a, None, None, None, None)
 
 
 def adversarial_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row]:
