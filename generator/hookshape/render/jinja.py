@@ -166,7 +166,24 @@ def render_template(name: str, ctx: dict[str, Any]) -> str:
         raise HookshapeError(f"templates/{exc.name}: template not found") from None
     if "'" in _awk_bodies(text):
         raise HookshapeError(f"templates/{name}: an awk program holds a single quote")
-    return text
+    return _lean_awk(text)
+
+
+def _lean_awk(text: str) -> str:
+    """The script without the comment and blank lines of its awk programs: the shell reads an
+    awk program in quotes byte by byte on every run, and their comments are a third of it (the
+    templates keep them; the guard lines stay)."""
+    out = []
+    on = False
+    for line in text.splitlines(keepends=True):
+        bare = line.strip()
+        if bare.startswith("# awk-end"):
+            on = False
+        if not on or (bare and not bare.startswith("#")):
+            out.append(line)
+        if bare.startswith("# awk-begin"):
+            on = True
+    return "".join(out)
 
 
 def _awk_bodies(text: str) -> str:
