@@ -23,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: the one copy of the lock key rule is in tests/
+from tests.farms import farm  # noqa: E402
 from tests.shells import MATRIX  # noqa: E402
 from tests.tentaclekit import suffix  # noqa: E402
 
@@ -177,20 +178,10 @@ def matrix_3000(project: Path) -> str:
 
 
 def path_farm(base: Path, drop: tuple[str, ...], awk: str | None = None) -> str:
-    """A PATH of symlinks to every executable except the dropped ones; `awk` links to that
-    program when given."""
-    farm = base / ("nopath-" + "-".join(drop) + (f"-awk-{awk}" if awk else ""))
-    farm.mkdir(parents=True, exist_ok=True)
-    for folder in ("/usr/local/bin", "/usr/bin", "/bin"):
-        for entry in sorted(Path(folder).iterdir()) if Path(folder).is_dir() else []:
-            if entry.name.startswith(drop) or (farm / entry.name).exists():
-                continue
-            if os.access(entry, os.X_OK) and entry.is_file():
-                (farm / entry.name).symlink_to(entry)
-    if awk:
-        (farm / "awk").unlink(missing_ok=True)
-        (farm / "awk").symlink_to(which(awk))
-    return str(farm)
+    """A PATH of symlinks to every executable except those whose names start with a dropped
+    one; `awk` links to that program when given."""
+    name = "nopath-" + "-".join(drop) + (f"-awk-{awk}" if awk else "")
+    return farm(base / name, lambda n: n.startswith(drop), {"awk": which(awk)} if awk else None)
 
 
 # ---------------------------------------------------------------- the cases

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import tomllib
@@ -20,6 +19,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
+from tests.farms import busybox_farm, farm
 from tests.shells import AWK_PREFER, FIXTURES, MATRIX, ROOT, Shell, tentacle_awk
 
 from hookshape.plan import outputs
@@ -47,7 +47,7 @@ CONTRACT = Contract.model_validate(SPEC.get("contract", {}))
 VIEW_ENV: dict[str, str] = {k: CONTRACT.env(k, SPEC["harness"]["prefix"]) for k in VIEW}
 
 # the parser environments, in report order
-ENVS = ("normal", "nojq", "nojqpy", "busybox")
+ENVS = ("normal", "busybox")
 MODES = ("direct", "gate")
 
 # the gate's timing is tests/test_gate.py's business; here a loaded CI box must never turn a
@@ -191,51 +191,10 @@ def shquote(s: str) -> str:
 
 # ------------------------------------------------------------------- parser environments --
 
-_PY = re.compile(r"^(python|python3|python3\.\d+|python\d(\.\d+)?-config|python3\.\d+-config|pydoc3?.*)$")
-
-
-def _farm(dest: Path, drop) -> str:
-    """A dir of symlinks to every executable of /usr/local/bin, /usr/bin and /bin (first wins),
-    minus the names `drop` accepts."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for d in ("/usr/local/bin", "/usr/bin", "/bin"):
-        if not os.path.isdir(d):
-            continue
-        for name in sorted(os.listdir(d)):
-            src = os.path.join(d, name)
-            link = dest / name
-            if drop(name) or link.exists() or link.is_symlink():
-                continue
-            if os.path.isfile(src) and os.access(src, os.X_OK):
-                link.symlink_to(src)
-    return str(dest)
-
-
-def _busybox_farm(dest: Path) -> str:
-    """A dir where every applet of `busybox --list` (and busybox itself) links to busybox."""
-    dest.mkdir(parents=True, exist_ok=True)
-    bb = shutil.which("busybox")
-    assert bb, "busybox is needed for the busybox-only PATH"
-    bb = os.path.realpath(bb)
-    applets = subprocess.run([bb, "--list"], capture_output=True, text=True, check=True).stdout.split()
-    for name in [*applets, "busybox"]:
-        if "/" in name:
-            continue
-        link = dest / name
-        if not link.is_symlink():
-            link.symlink_to(bb)
-    return str(dest)
-
-
 def make_paths(base: Path) -> dict[str, str | None]:
     """PATH for each parser environment (None: that environment cannot be built here)."""
-    paths: dict[str, str | None] = {
-        "normal": os.environ.get("PATH", "/usr/bin:/bin"),
-        "nojq": _farm(base / "nojq", lambda n: n == "jq"),
-        "nojqpy": _farm(base / "nojqpy", lambda n: n == "jq" or bool(_PY.match(n))),
-    }
-    paths["busybox"] = _busybox_farm(base / "busybox") if shutil.which("busybox") else None
-    return paths
+    return {"normal": os.environ.get("PATH", "/usr/bin:/bin"),
+            "busybox": busybox_farm(base / "busybox") if shutil.which("busybox") else None}
 
 
 def env_notes(paths: dict[str, str | None]) -> list[str]:
@@ -256,7 +215,7 @@ def env_notes(paths: dict[str, str | None]) -> list[str]:
 def farm_without_preferred_awks(dest: Path) -> str:
     """The system PATH as a farm minus the spec's preferred awks, so that an `awk` put in front
     of it is the one the tentacles run."""
-    return _farm(dest, lambda n: n in AWK_PREFER)
+    return farm(dest, AWK_PREFER)
 
 
 # ----------------------------------------------------------------------------- homes, runs --

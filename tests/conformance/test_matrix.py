@@ -19,8 +19,8 @@ must pass in silence:
   replaced by an applet): the fixtures of the tentacle's own event, the primary scenario,
   directly and through the gate; dash directly under every scenario.
 
-The no-jq and no-jq-nor-python3 PATHs (kit.ENVS) are not crossed here: nothing rendered calls
-either tool, which test_static.test_no_script_calls_jq_or_python proves once for every script.
+No PATH without jq or python is crossed: nothing rendered calls either tool, which
+test_static.test_no_script_calls_jq_or_python proves once for every script.
 """
 
 from __future__ import annotations
