@@ -1,10 +1,11 @@
 """examples/minimal.toml under the real CLIs: its two user hooks, installed by `hookshape install`.
 
 The example's `env-guard` hook (pre_tool, on edit and shell calls) blocks an edit of a `.env*`
-file with a reason on stderr; its `reminder` hook (prompt) prints one line of context. Each test
-installs the example for one vendor into a scratch home (`harness.Setup` with the example's
-spec) and runs one turn of the real CLI against the mock, asserting on three witnesses as the
-harness tests do: the file system, the next model request, the CLI's exit and final text.
+file with a reason on stderr; its `reminder` hook (prompt) prints one line of context. The
+example is installed for one vendor into a scratch home (`harness.Setup` with the example's
+spec) and one turn of the real CLI runs against the mock, with four calls (the `shared`
+fixture); the tests read that turn's record, asserting on three witnesses as the harness tests
+do: the file system, the model requests, the CLI's exit and final text.
 The example wants no daemon ([gate] readiness and armed_roots are off): the setup gives the
 gates no readiness lease and no armed work dir, only the debug switch (the gates' log).
 
