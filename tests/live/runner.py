@@ -404,6 +404,9 @@ def turn_env(
                 "OPENAI_API_KEY": MOCK_KEY,
                 "OPENAI_MODEL": MODELS["qwen"],
                 "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+                # Like Gemini, Qwen re-spawns itself with a bigger heap unless told not to:
+                # skipping that saves about 1.5 s a turn.
+                "QWEN_CODE_NO_RELAUNCH": "true",
             }
         )
     elif vendor == "kimi":
