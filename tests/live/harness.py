@@ -26,23 +26,22 @@ import functools
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from click.testing import CliRunner
 from tests.tentaclekit import suffix  # the one copy of the lock key rule (README, "Lock keys")
 
+from hookshape.cli import cli
 from hookshape.spec.load import load
 from hookshape.spec.model import Spec
 
 from . import runner
 from .mock.server import MockServer, Script
 
-HOOKSHAPE = Path(sys.executable).with_name("hookshape")  # the venv's CLI, beside its python
 SPEC = runner.REPO_ROOT / "hookshape.toml"
 
 # Values of the default spec (hookshape.toml), as the harness shows them.
@@ -235,35 +234,25 @@ class Setup:
 
     # -- building it ---------------------------------------------------------
     def install(self) -> Setup:
-        """`hookshape install --home <scratch>/home --vendor <vendor> --spec <spec>`; fails loudly."""
+        """`hookshape install --home <scratch>/home --vendor <vendor> --spec <spec>`; fails loudly.
+
+        The command runs in this process (click's test runner: the same command, arguments and
+        environment as on a shell, without a second interpreter start and import per test,
+        which cost about a second each); the install itself is tested on its own elsewhere.
+        """
         self.user_home.mkdir(parents=True, exist_ok=True)
         self.work.mkdir(parents=True, exist_ok=True)
-        env = {k: v for k, v in os.environ.items() if k not in ("HOOKSHAPE_HOME",)}
-        env[self.spec.harness.home_env] = str(self.home)
-        argv = [
-            str(HOOKSHAPE),
-            "install",
-            "--home",
-            str(self.user_home),
-            "--vendor",
-            self.vendor,
-            "--spec",
-            str(self.spec_path),
-        ]
+        env: dict[str, str | None] = {"HOOKSHAPE_HOME": None, self.spec.harness.home_env: str(self.home)}
+        argv = ["install", "--home", str(self.user_home), "--vendor", self.vendor, "--spec", str(self.spec_path)]
         start = time.monotonic()
-        proc = subprocess.run(
-            argv,
-            cwd=runner.REPO_ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
+        with contextlib.chdir(runner.REPO_ROOT):
+            result = CliRunner().invoke(cli, argv, env=env, catch_exceptions=True)
         self.install_seconds = time.monotonic() - start
-        self.install_output = proc.stdout + proc.stderr
-        if proc.returncode != 0:
-            raise AssertionError(f"{' '.join(argv)} failed (exit {proc.returncode}):\n{self.install_output}")
+        self.install_output = result.output
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            self.install_output += f"\n{result.exception!r}"
+        if result.exit_code != 0:
+            raise AssertionError(f"hookshape {' '.join(argv)} failed (exit {result.exit_code}):\n{self.install_output}")
         for name in self.registered:
             for path in (self.gate(name), self.tentacle(name)):
                 if not os.access(path, os.X_OK):

@@ -1,10 +1,11 @@
 """examples/minimal.toml under the real CLIs: its two user hooks, installed by `hookshape install`.
 
 The example's `env-guard` hook (pre_tool, on edit and shell calls) blocks an edit of a `.env*`
-file with a reason on stderr; its `reminder` hook (prompt) prints one line of context. Each test
-installs the example for one vendor into a scratch home (`harness.Setup` with the example's
-spec) and runs one turn of the real CLI against the mock, asserting on three witnesses as the
-harness tests do: the file system, the next model request, the CLI's exit and final text.
+file with a reason on stderr; its `reminder` hook (prompt) prints one line of context. The
+example is installed for one vendor into a scratch home (`harness.Setup` with the example's
+spec) and one turn of the real CLI runs against the mock, with four calls (the `shared`
+fixture); the tests read that turn's record, asserting on three witnesses as the harness tests
+do: the file system, the model requests, the CLI's exit and final text.
 The example wants no daemon ([gate] readiness and armed_roots are off): the setup gives the
 gates no readiness lease and no armed work dir, only the debug switch (the gates' log).
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -87,56 +90,128 @@ def assert_gate_ran(s: Setup, gate: str, why: str, count: int = 1) -> None:
     assert len(ends) == count and all(e.get("outcome") in RAN for e in ends), f"{ends}\n{why}"
 
 
-@pytest.mark.parametrize("case", ["write-new", "edit-existing"])
-@pytest.mark.parametrize("vendor", VENDORS)
-def test_env_guard_blocks_an_edit_of_dotenv(vendor, case, setup):
-    s = setup
-    dotenv = DOTENV[vendor]
-    if case == "write-new":
-        calls = [ToolCall.write(dotenv, SECRET)]
-        tool = "Write"
-    else:
-        s.work_file(dotenv, "API_KEY=old\n")
-        calls = [ToolCall.edit(dotenv, "API_KEY=old", SECRET.strip())]
+# -- one turn per CLI, four calls: the tests below read its record -------------------------
+
+# The secrets file that already exists (the edit case); the write case creates DOTENV[vendor] at
+# the top of the work dir. The guard matches the file name, in any directory.
+EXISTING_DIR = "config"
+
+
+@dataclass
+class Shared:
+    """One turn of the example under a CLI: a new secrets file written, an existing one edited,
+    `app.py` written, `rm -rf /` run in the shell tool, in this order (Claude and Qwen read the
+    existing file before they edit it, see READ_BEFORE_EDIT); `results[name]` is what the model
+    was shown as the result of that call."""
+
+    setup: Setup
+    turn: harness.Turn
+    calls: list[str]
+    results: dict[str, str]
+    canary: Path
+
+    @property
+    def vendor(self) -> str:
+        return self.setup.vendor
+
+    @property
+    def why(self) -> str:
+        return self.turn.why + f"\n--- calls ---\n{self.calls}"
+
+
+def fake_rm(s: Setup) -> tuple[Path, str]:
+    """A fake `rm` first on PATH: it leaves a canary if `rm -rf /` ever runs (GNU rm would refuse
+    it anyway: --preserve-root is its default); anything else it hands to the real rm (the gates,
+    which inherit the PATH, remove their temp files with it). Returns (canary, PATH)."""
+    real_rm = shutil.which("rm")
+    assert real_rm
+    fakebin = s.scratch / "fakebin"
+    fakebin.mkdir()
+    canary = s.scratch / "rm-ran"
+    fake = fakebin / "rm"
+    fake.write_text(
+        f'#!/bin/sh\ncase "$*" in "-rf /") echo "$@" >>{shlex.quote(str(canary))}; exit 0 ;; esac\n'
+        f'exec {shlex.quote(real_rm)} "$@"\n'
+    )
+    fake.chmod(0o755)
+    return canary, f"{fakebin}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+
+
+@pytest.fixture(scope="module", params=VENDORS)
+def shared(request, live_clis):
+    """The example installed for one CLI (no lease, no armed root) and the one turn of `Shared`."""
+    vendor = request.param
+    with harness.scratch_dir(vendor) as scratch:
+        s = Setup(vendor, scratch, EXAMPLE).install()
+        s.debug()
+        dotenv = DOTENV[vendor]
+        existing = f"{EXISTING_DIR}/{dotenv}"
+        s.work_file(existing, "API_KEY=old\n")
+        named = [("write-new", ToolCall.write(dotenv, SECRET))]
         if vendor in READ_BEFORE_EDIT:
-            calls.insert(0, ToolCall.read(dotenv))
-        tool = "Edit"
-    turn = s.turn(Script(calls, (DONE,)))
-    why = turn.why
+            named.append(("read", ToolCall.read(existing)))
+        named += [
+            ("edit-existing", ToolCall.edit(existing, "API_KEY=old", SECRET.strip())),
+            ("app.py", ToolCall.write("app.py", APP)),
+            ("rm", ToolCall.shell("rm -rf /")),
+        ]
+        canary, path_env = fake_rm(s)
+        turn = s.turn(Script([call for _, call in named], (DONE,)), env={"PATH": path_env})
+        shown = turn.tool_results()
+        calls = [name for name, _ in named]
+        # one result per call, in the order of the calls
+        assert len(shown) == len(calls), f"results: {shown}\n{turn.why}"
+        yield Shared(s, turn, calls, dict(zip(calls, shown, strict=True)), canary)
+
+
+def test_the_turn_ends_normally_and_each_gate_ran_per_call(shared):
+    s, why = shared.setup, shared.why
     # the CLI: one normal turn
-    assert turn.result.exit_code == 0, why
-    assert turn.final_text() == DONE, why
+    assert shared.turn.result.exit_code == 0, why
+    assert shared.turn.final_text() == DONE, why
+    # the pre-tool gate ran its hook once per edit or shell call (a read is neither); the prompt
+    # gate once (Qwen runs the prompt hook again before each model call after a tool result)
+    assert_gate_ran(s, PRE_TOOL, why, count=4)
+    refires = len(shared.calls) if shared.vendor in PROMPT_REFIRES_ON_TOOL_RESULT else 0
+    assert_gate_ran(s, PROMPT, why, count=1 + refires)
+    # the model: the reminder before the prompt
+    assert_reminded(shared.vendor, shared.turn, why)
+
+
+@pytest.mark.parametrize("case", ["write-new", "edit-existing"])
+def test_env_guard_blocks_an_edit_of_dotenv(case, shared):
+    s, why = shared.setup, shared.why
+    dotenv = DOTENV[shared.vendor]
     # the file system: the file not created, or unchanged
-    env_file = s.work / dotenv
     if case == "write-new":
-        assert not env_file.exists(), why
+        rel, tool = dotenv, "Write"
+        assert not (s.work / rel).exists(), why
     else:
-        assert env_file.read_text() == "API_KEY=old\n", why
-    assert_gate_ran(s, PRE_TOOL, why)
+        rel, tool = f"{EXISTING_DIR}/{dotenv}", "Edit"
+        assert (s.work / rel).read_text() == "API_KEY=old\n", why
     # the model: the guard's reason as the result of its call
-    shown = edit_result(turn)
-    prefix = BLOCK_PREFIX[vendor].format(tool=tool)
-    assert (prefix + guard_reason(s, dotenv)) in shown, f"shown: {shown!r}\n{why}"
-    assert_reminded(vendor, turn, why)
+    shown = shared.results[case]
+    prefix = BLOCK_PREFIX[shared.vendor].format(tool=tool)
+    assert (prefix + guard_reason(s, rel)) in shown, f"shown: {shown!r}\n{why}"
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
-def test_app_py_is_written_and_the_prompt_carries_the_reminder(vendor, setup):
-    s = setup
-    turn = s.turn(Script([ToolCall.write("app.py", APP)], (DONE,)))
-    why = turn.why
-    assert turn.result.exit_code == 0, why
-    assert turn.final_text() == DONE, why
-    # the file system: the write landed; both gates ran their hooks
+def test_app_py_is_written_and_the_prompt_carries_the_reminder(shared):
+    s, why = shared.setup, shared.why
+    # the file system: the write landed
     assert (s.work / "app.py").read_text() == APP, why
-    assert_gate_ran(s, PRE_TOOL, why)
-    # (Qwen runs the prompt hook again before the model call after the tool result)
-    assert_gate_ran(s, PROMPT, why, count=2 if vendor in PROMPT_REFIRES_ON_TOOL_RESULT else 1)
     # the model: the tool's own result, and the reminder before the prompt
-    shown = edit_result(turn)
+    shown = shared.results["app.py"]
     assert shown and "BLOCKED" not in shown, f"shown: {shown!r}\n{why}"
-    assert_reminded(vendor, turn, why)
+    assert_reminded(shared.vendor, shared.turn, why)
 
+
+def test_env_guard_blocks_rm_rf_root_in_the_shell_tool(shared):
+    why = shared.why
+    # the file system: the command never ran
+    assert not shared.canary.exists(), f"`rm -rf /` ran: {shared.canary.read_text()!r}\n{why}"
+    # the model: the guard's reason as the shell call's result
+    shown = shared.results["rm"]
+    assert RM_REASON in shown, f"shown: {shown!r}\n{why}"
 
 
 @pytest.mark.parametrize("vendor", sorted(REFUSES_DOTENV))
@@ -152,33 +227,3 @@ def test_vendor_refuses_dotenv_before_pre_tool(vendor, setup):
     assert s.gate_ends(PRE_TOOL) == [], why  # the hook never saw the call
     shown = edit_result(turn)
     assert REFUSES_DOTENV[vendor] in shown and "BLOCKED" not in shown, f"{shown!r}\n{why}"
-
-
-@pytest.mark.parametrize("vendor", VENDORS)
-def test_env_guard_blocks_rm_rf_root_in_the_shell_tool(vendor, setup):
-    s = setup
-    # A fake `rm` first on PATH leaves a canary if `rm -rf /` ever runs (GNU rm would refuse it
-    # anyway: --preserve-root is its default); anything else it hands to the real rm (the
-    # gates, which inherit the PATH, remove their temp files with it).
-    real_rm = shutil.which("rm")
-    assert real_rm
-    fakebin = s.scratch / "fakebin"
-    fakebin.mkdir()
-    canary = s.scratch / "rm-ran"
-    fake = fakebin / "rm"
-    fake.write_text(
-        f'#!/bin/sh\ncase "$*" in "-rf /") echo "$@" >>{shlex.quote(str(canary))}; exit 0 ;; esac\n'
-        f'exec {shlex.quote(real_rm)} "$@"\n'
-    )
-    fake.chmod(0o755)
-    path_env = f"{fakebin}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
-    turn = s.turn(Script.shell("rm -rf /", DONE), env={"PATH": path_env})
-    why = turn.why
-    assert turn.result.exit_code == 0, why
-    assert turn.final_text() == DONE, why
-    # the file system: the command never ran; the guard did
-    assert not canary.exists(), f"`rm -rf /` ran: {canary.read_text()!r}\n{why}"
-    assert_gate_ran(s, PRE_TOOL, why)
-    # the model: the guard's reason as the shell call's result
-    shown = edit_result(turn)
-    assert RM_REASON in shown, f"shown: {shown!r}\n{why}"

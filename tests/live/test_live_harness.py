@@ -1,10 +1,11 @@
 """The rendered harness, installed by `hookshape install`, under the real CLIs.
 
-Each test installs the default spec's harness into a scratch home for one vendor
+Each scenario installs the default spec's harness into a scratch home for one vendor
 (`hookshape install --home <scratch>/home --vendor <v>`), gives the gates what they
 check first (readiness lease, armed work dir, the debug switch; see harness.py),
 writes the scenario's matrix, and runs one turn of the real CLI against the mock.
-Every scenario asserts on three witnesses:
+Scenarios that can share a turn do (the `shared` and `advised` fixtures: one turn per
+CLI, several tests reading its record). Every scenario asserts on three witnesses:
 
   * the file system: did the edit land, did the fake harness CLI run, the stop
     marker, the gates' debug log and breaker state;
@@ -48,6 +49,8 @@ import os
 import shlex
 import subprocess
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -179,28 +182,122 @@ def assert_no_stop_block(s: Setup, turn: harness.Turn, why: str) -> None:
     assert markers == [], why
 
 
-# -- 1. a lock held by another actor blocks the edit ------------------------------
+# -- 1-3. one turn per CLI: a foreign lock blocks an edit, an own lock lets one through, ----
+# --       and the prompt carries an alert; the tests read that turn's record ---------------
+
+OWN_FILE = "src/own.txt"  # locked by the turn's own actor (bob); FILE is locked by alice
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
-def test_edit_of_a_file_locked_by_another_actor_is_blocked(vendor, setup):
-    s = setup
-    path = s.work_file(FILE, BEFORE)
-    s.matrix(lock_line(s.target(FILE), "alice"))
-    turn = s.turn(edit_script(vendor), actor="bob")
-    why = turn.why
+@dataclass
+class Shared:
+    """One turn of the installed harness under a CLI: actor bob edits FILE (locked by alice) and
+    then OWN_FILE (locked by bob), with an alert in the matrix (Claude and Qwen read each file
+    before they edit it, see READ_BEFORE_EDIT); `results[name]` is what the model was shown as
+    the result of that call ("foreign", "own", and "read-..." for the reads)."""
+
+    setup: Setup
+    turn: harness.Turn
+    calls: list[str]
+    results: dict[str, str]
+    files: dict[str, Path]
+
+    @property
+    def vendor(self) -> str:
+        return self.setup.vendor
+
+    @property
+    def why(self) -> str:
+        return self.turn.why + f"\n--- calls ---\n{self.calls}"
+
+
+@pytest.fixture(scope="module", params=VENDORS)
+def shared(request, live_clis):
+    vendor = request.param
+    with harness.scratch_dir(vendor) as scratch:
+        s = harness.setup(vendor, scratch)
+        files = {"foreign": s.work_file(FILE, BEFORE), "own": s.work_file(OWN_FILE, BEFORE)}
+        s.matrix(
+            lock_line(s.target(FILE), "alice"),
+            lock_line(s.target(OWN_FILE), "bob"),
+            alert_line("1", ALERT_TEXT),
+        )
+        named = []
+        for name, rel in (("foreign", FILE), ("own", OWN_FILE)):
+            if vendor in READ_BEFORE_EDIT:
+                named.append((f"read-{name}", ToolCall.read(rel)))
+            named.append((name, ToolCall.edit(rel, BEFORE.strip(), AFTER.strip())))
+        turn = s.turn(Script([call for _, call in named], (SITREP_TEXT,)), actor="bob")
+        shown = turn.tool_results()
+        calls = [name for name, _ in named]
+        # one result per call, in the order of the calls
+        assert len(shown) == len(calls), f"results: {shown}\n{turn.why}"
+        yield Shared(s, turn, calls, dict(zip(calls, shown, strict=True)), files)
+
+
+def test_the_turn_ends_normally_and_each_gate_ran_per_call(shared):
+    s, turn, why = shared.setup, shared.turn, shared.why
     # the CLI: one normal turn
     assert turn.result.exit_code == 0, why
     assert turn.final_text() == SITREP_TEXT, why
-    # the file system: the edit did not happen; the pre-tool gate ran its tentacle
-    assert path.read_text() == BEFORE, why
-    assert_gate_ran(s, "pd-hook-pre-tool", RAN, why, count=1)
-    # the model: the block reason, with holder and path, through the vendor's channel
-    shown = edit_result(turn)
-    reason = f"BLOCKED: {s.target(FILE)} is locked by alice. Ask alice to release the lock, or leave this file alone."
-    prefix = BLOCK_PREFIX[vendor].format(tool=BLOCKED_TOOL[vendor])
-    assert (prefix + reason) in shown, f"shown: {shown!r}\n{why}"
+    # the file system: the pre-tool gate ran its tentacle once per edit (this is not a silent
+    # skip), the prompt gate once (Qwen runs the prompt hook again before each model call that
+    # follows a tool result)
+    assert_gate_ran(s, "pd-hook-pre-tool", RAN, why, count=2)
+    refires = len(shared.calls) if shared.vendor in PROMPT_REFIRES_ON_TOOL_RESULT else 0
+    assert_gate_ran(s, "pd-hook-prompt", RAN, why, count=1 + refires)
+    # the SITREP table satisfies the stop hook
     assert_no_stop_block(s, turn, why)
+
+
+# -- 1. a lock held by another actor blocks the edit
+
+
+def test_edit_of_a_file_locked_by_another_actor_is_blocked(shared):
+    s, why = shared.setup, shared.why
+    # the file system: the edit did not happen
+    assert shared.files["foreign"].read_text() == BEFORE, why
+    # the model: the block reason, with holder and path, through the vendor's channel
+    shown = shared.results["foreign"]
+    reason = f"BLOCKED: {s.target(FILE)} is locked by alice. Ask alice to release the lock, or leave this file alone."
+    prefix = BLOCK_PREFIX[shared.vendor].format(tool=BLOCKED_TOOL[shared.vendor])
+    assert (prefix + reason) in shown, f"shown: {shown!r}\n{why}"
+
+
+# -- 2. own lock, and the advisory dial, let the edit through
+
+
+def test_edit_is_allowed_with_own_lock(shared):
+    why = shared.why
+    # the edit happened
+    assert shared.files["own"].read_text() == AFTER, why
+    # the model saw the tool's own result: no block, no warning
+    assert_unremarked(shared.results["own"], why)
+
+
+def assert_unremarked(shown: str, why: str) -> None:
+    """A tool's own result: no block, no warning, no word of a hook."""
+    assert shown, why
+    for word in ("BLOCKED", "WARNING", "locked by", "hook"):
+        assert word not in shown, f"shown: {shown!r}\n{why}"
+
+
+# -- 3. the prompt hook's coordination context reaches the first request
+
+
+def test_prompt_hook_alert_reaches_the_first_model_request(shared):
+    vendor, turn, why = shared.vendor, shared.turn, shared.why
+    first = turn.first_request()
+    assert first is not None, why
+    shown_alert = ALERT_TEXT
+    if vendor in ESCAPES_CONTEXT:  # Gemini and Qwen escape < and > in hook context (documented above)
+        shown_alert = ALERT_TEXT.replace("<", "&lt;").replace(">", "&gt;")
+    block = f"PD COORDINATION\nALERT 1: {shown_alert}"
+    seen = context_items(first, "PD COORDINATION")
+    assert len(seen) == 1, f"context items: {seen}\n{why}"
+    assert (CONTEXT_PREFIX[vendor] + block) in seen[0], f"{seen[0]!r}\n{why}"
+    # the closeout contract travels in the same context object, after the alerts
+    assert "PD SITREP CONTRACT" in seen[0] and harness.SITREP_HEADER in seen[0], why
+    assert seen[0].index("ALERT 1") < seen[0].index("PD SITREP CONTRACT"), why
 
 
 @pytest.mark.parametrize("vendor", ["claude"])
@@ -224,72 +321,62 @@ def test_claude_refuses_an_unread_edit_before_pre_tool(vendor, setup):
     assert "File has not been read yet" in shown and "BLOCKED" not in shown, f"{shown!r}\n{why}"
 
 
-# -- 2. own lock, and the advisory dial, let the edit through ----------------------
+# -- 2 and 4. one turn per CLI under the advisory dial, ending without a SITREP table: the ---
+# --          edit of a file locked by alice goes through, the stop gate reads the last text --
+
+STOP_TEXTS = ("MOCK_DONE_1 all done", "MOCK_DONE_2 done, still no table")
 
 
-@pytest.mark.parametrize("case", ["own-lock", "advisory"])
-@pytest.mark.parametrize("vendor", VENDORS)
-def test_edit_is_allowed_with_own_lock_or_advisory_dial(vendor, case, setup):
-    s = setup
-    path = s.work_file(FILE, BEFORE)
-    s.matrix(lock_line(s.target(FILE), "alice"))
-    if case == "own-lock":
-        turn = s.turn(edit_script(vendor), actor="alice")
-    else:
-        turn = s.turn(edit_script(vendor), actor="bob", env={"PD_SUGGESTIBILITY": "advisory"})
+@dataclass
+class Advised:
+    """One turn under PD_SUGGESTIBILITY=advisory: actor bob edits FILE (locked by alice; Claude and
+    Qwen read it first) and ends with a text that has no SITREP table (the suggestibility dial is
+    read by the pre-tool tentacle only, the stop tentacle does not look at it)."""
+
+    setup: Setup
+    turn: harness.Turn
+    calls: int
+    path: Path
+
+    @property
+    def vendor(self) -> str:
+        return self.setup.vendor
+
+
+@pytest.fixture(scope="module")
+def advised(request, live_clis):
+    vendor = request.param
+    with harness.scratch_dir(vendor) as scratch:
+        s = harness.setup(vendor, scratch)
+        path = s.work_file(FILE, BEFORE)
+        s.matrix(lock_line(s.target(FILE), "alice"))
+        script = edit_script(vendor, *STOP_TEXTS)
+        turn = s.turn(script, actor="bob", env={"PD_SUGGESTIBILITY": "advisory"})
+        yield Advised(s, turn, len(script.tool_calls), path)
+
+
+@pytest.mark.parametrize("advised", VENDORS, indirect=True)
+def test_edit_is_allowed_with_the_advisory_dial(advised):
+    s, turn = advised.setup, advised.turn
     why = turn.why
     assert turn.result.exit_code == 0, why
-    assert turn.final_text() == SITREP_TEXT, why
     # the edit happened, and the gate did run the tentacle (this is not a silent skip)
-    assert path.read_text() == AFTER, why
+    assert advised.path.read_text() == AFTER, why
     assert_gate_ran(s, "pd-hook-pre-tool", RAN, why, count=1)
     # the model saw the tool's own result: no block, no warning
-    shown = edit_result(turn)
-    assert shown, why
-    for word in ("BLOCKED", "WARNING", "locked by", "hook"):
-        assert word not in shown, f"shown: {shown!r}\n{why}"
-    assert_no_stop_block(s, turn, why)
+    assert_unremarked(edit_result(turn), why)
 
 
-# -- 3. the prompt hook's coordination context reaches the first request ------------
+# -- 4. no SITREP table: the stop hook keeps the model working exactly once
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
-def test_prompt_hook_alert_reaches_the_first_model_request(vendor, setup):
-    s = setup
-    s.matrix(alert_line("1", ALERT_TEXT))
-    turn = s.turn(Script((), (SITREP_TEXT,)), actor="bob")
-    why = turn.why
-    assert turn.result.exit_code == 0, why
-    assert turn.final_text() == SITREP_TEXT, why
-    assert_gate_ran(s, "pd-hook-prompt", RAN, why, count=1)
-    first = turn.first_request()
-    assert first is not None, why
-    shown_alert = ALERT_TEXT
-    if vendor in ESCAPES_CONTEXT:  # Gemini and Qwen escape < and > in hook context (documented above)
-        shown_alert = ALERT_TEXT.replace("<", "&lt;").replace(">", "&gt;")
-    block = f"PD COORDINATION\nALERT 1: {shown_alert}"
-    seen = context_items(first, "PD COORDINATION")
-    assert len(seen) == 1, f"context items: {seen}\n{why}"
-    assert (CONTEXT_PREFIX[vendor] + block) in seen[0], f"{seen[0]!r}\n{why}"
-    # the closeout contract travels in the same context object, after the alerts
-    assert "PD SITREP CONTRACT" in seen[0] and harness.SITREP_HEADER in seen[0], why
-    assert seen[0].index("ALERT 1") < seen[0].index("PD SITREP CONTRACT"), why
-    assert_no_stop_block(s, turn, why)
-
-
-# -- 4. no SITREP table: the stop hook keeps the model working exactly once ----------
-
-
-@pytest.mark.parametrize("vendor", [v for v in VENDORS if stop_has_text(v)])
-def test_stop_without_sitrep_continues_exactly_once(vendor, setup):
-    s = setup
-    script = Script((), ("MOCK_DONE_1 all done", "MOCK_DONE_2 done, still no table"))
-    turn = s.turn(script, actor="bob")
+@pytest.mark.parametrize("advised", [v for v in VENDORS if stop_has_text(v)], indirect=True)
+def test_stop_without_sitrep_continues_exactly_once(advised):
+    s, turn, vendor = advised.setup, advised.turn, advised.vendor
     why = turn.why
     # the CLI ends the run normally, with the second answer
     assert turn.result.exit_code == 0, why
-    assert turn.final_text().endswith("MOCK_DONE_2 done, still no table"), why
+    assert turn.final_text().endswith(STOP_TEXTS[1]), why
     # the model: exactly one continuation, carrying the directive
     conts = turn.continuations()
     assert len(conts) == 1, why
@@ -306,27 +393,25 @@ def test_stop_without_sitrep_continues_exactly_once(vendor, setup):
     assert len(markers) == 1 and markers[0].endswith(".blocked"), f"{markers}\n{why}"
     assert (s.stop_blocks / markers[0]).is_dir(), why
     assert_gate_ran(s, "pd-hook-stop", RAN, why, count=2)
-    if vendor in PROMPT_REFIRES_ON_CONTINUATION:
-        # Gemini runs BeforeAgent, Qwen UserPromptSubmit, again for the continuation: the
-        # prompt hook fires twice and the continuation carries the contract a second time
-        # (documented above).
-        assert len(s.gate_ends("pd-hook-prompt")) == 2, why
-    else:
-        assert len(s.gate_ends("pd-hook-prompt")) == 1, why
+    # Gemini runs BeforeAgent, Qwen UserPromptSubmit, again for the continuation: the prompt
+    # hook fires once more and the continuation carries the contract a second time; Qwen also
+    # runs it before the model call after each tool result (documented above).
+    prompts = 1 + (vendor in PROMPT_REFIRES_ON_CONTINUATION)
+    prompts += advised.calls if vendor in PROMPT_REFIRES_ON_TOOL_RESULT else 0
+    assert len(s.gate_ends("pd-hook-prompt")) == prompts, why
 
 
-@pytest.mark.parametrize("vendor", [v for v in VENDORS if not stop_has_text(v)])
-def test_stop_without_the_last_message_does_not_hold_the_turn(vendor, setup):
+@pytest.mark.parametrize("advised", [v for v in VENDORS if not stop_has_text(v)], indirect=True)
+def test_stop_without_the_last_message_does_not_hold_the_turn(advised):
     """A stop payload without the agent's last message (Copilot's agentStop: the profile's
     stop_text is empty) gives the stop gate no text to check for a SITREP table: it must let
     the agent stop, not hold every turn on a guess."""
-    s = setup
-    script = Script((), ("MOCK_DONE_1 all done", "MOCK_DONE_2 done, still no table"))
-    turn = s.turn(script, actor="bob")
+    s, turn = advised.setup, advised.turn
     why = turn.why
     assert turn.result.exit_code == 0, why
-    assert turn.final_text() == "MOCK_DONE_1 all done", why
-    assert len(turn.requests) == 1, why
+    assert turn.final_text() == STOP_TEXTS[0], why
+    # one model request for the prompt and one after each tool result; none after the text
+    assert len(turn.requests) == 1 + advised.calls, why
     assert_no_stop_block(s, turn, why)
     assert_gate_ran(s, "pd-hook-stop", RAN, why, count=1)
     assert len(s.gate_ends("pd-hook-prompt")) == 1, why

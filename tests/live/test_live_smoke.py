@@ -38,8 +38,11 @@ BLOCK_REASON = "SMOKE_BLOCK: locked files must not be written"
 CONTEXT = "SMOKE_CONTEXT: the hook adds this line"
 STOP_REASON = "SMOKE_STOP: one more thing before you stop"
 PROMPT = "MOCK_PROMPT please put a line of text into the file"
-# a turn whose pre-tool hook hangs is given up after this many seconds
-TURN_TIMEOUT = 25
+# a turn whose pre-tool hook hangs is given up this many seconds after the hook started ...
+TURN_TIMEOUT = 3
+# ... or after this many, if the hook never starts (Gemini alone needs 1-4 s to reach it, Codex
+# took over 6 s to start under a loaded test run)
+HOOK_START_LIMIT = 45
 CONTENT = "edited by mock model\n"
 
 # The hand-written hook: `sh smoke-hook.sh <vendor> <event> <log>`. Appends
@@ -329,18 +332,27 @@ def test_timeout_ends_the_turn_and_its_hooks(vendor, live_clis, tmp_path):
                 ]
             }
             config.write_text(json.dumps(data))
-        # 25 s: the hook must have started by then even on a busy machine (Gemini alone
-        # needs 1-4 s to reach it, Codex took over 6 s to start under a loaded test run); the
-        # turn itself would end in about 1 s, the hook hangs for 60 s.
-        result = runner.run_turn(vendor, PROMPT, scratch=tmp_path, mock=mock, timeout=TURN_TIMEOUT)
+        # The clock starts when the hook has recorded its pid (it then hangs for 60 s; the turn
+        # itself would end in about 1 s), so a slow start on a busy machine costs no margin.
+        result = runner.run_turn(
+            vendor,
+            PROMPT,
+            scratch=tmp_path,
+            mock=mock,
+            timeout=TURN_TIMEOUT,
+            timeout_from=pidfile,
+            start_limit=HOOK_START_LIMIT,
+        )
     why = (
         explain(result, mock, tmp_path)
         + f"\nkilled exit code {result.killed_exit_code}, stragglers {result.stragglers}"
+        + f", hook started {result.timeout_started} s after the CLI"
     )
     assert result.timed_out and result.exit_code == runner.TIMEOUT_EXIT, why
-    # the kill takes up to 2 s of grace plus the CLI's own shutdown
-    assert TURN_TIMEOUT <= result.duration < TURN_TIMEOUT + 10, why
-    assert pidfile.exists(), f"the hook never started\n{why}"
+    assert pidfile.exists() and result.timeout_started is not None, f"the hook never started\n{why}"
+    # given up at the timeout, counted from the hook's start; the kill takes up to 2 s of grace
+    # plus the CLI's own shutdown
+    assert TURN_TIMEOUT <= result.duration - result.timeout_started < TURN_TIMEOUT + 10, why
     hook_pid = int(pidfile.read_text().split()[0])
     assert wait_gone(hook_pid, 3), f"hook process {hook_pid} survived\n{why}"
     with pytest.raises(ProcessLookupError):

@@ -422,6 +422,49 @@ def test_turn_env_is_isolated(tmp_path, monkeypatch):
     assert Path(env["CLAUDE_CONFIG_DIR"]) == runner.claude_config_dir(tmp_path)
 
 
+def fake_cli(tmp_path: Path, monkeypatch, body: str) -> Path:
+    """A stand-in for Claude's CLI: a sh script under a scratch HOOKSHAPE_LIVE_CLIS prefix."""
+    prefix = tmp_path / "clis"
+    monkeypatch.setenv("HOOKSHAPE_LIVE_CLIS", str(prefix))
+    cli = runner.cli_path("claude")
+    cli.parent.mkdir(parents=True)
+    cli.write_text("#!/bin/sh\n" + body)
+    cli.chmod(0o755)
+    return prefix
+
+
+def test_timeout_from_counts_from_the_marker(tmp_path, monkeypatch):
+    """The turn is given up `timeout` seconds after the marker appeared, not after the start."""
+    marker = tmp_path / "started"
+    fake_cli(tmp_path, monkeypatch, f"sleep 1\n: >{marker}\necho before\nexec sleep 60\n")
+    with MockServer() as mock:
+        result = runner.run_turn("claude", "hi", scratch=tmp_path / "s", mock=mock, timeout=0.5,
+                                 timeout_from=marker, start_limit=30)
+    assert result.timed_out and result.exit_code == runner.TIMEOUT_EXIT, result.describe()
+    assert result.timeout_started is not None and result.timeout_started >= 1, result.describe()
+    assert 0.5 <= result.duration - result.timeout_started < 4, result.describe()
+    assert "before" in result.stdout  # what the CLI wrote while the runner waited is kept
+
+
+def test_timeout_from_a_marker_that_never_comes(tmp_path, monkeypatch):
+    marker = tmp_path / "started"
+    fake_cli(tmp_path, monkeypatch, "exec sleep 60\n")
+    with MockServer() as mock:
+        result = runner.run_turn("claude", "hi", scratch=tmp_path / "s", mock=mock, timeout=0.1,
+                                 timeout_from=marker, start_limit=1)
+    assert result.timed_out and result.timeout_started is None, result.describe()
+    assert 1 <= result.duration < 5, result.describe()
+
+
+def test_timeout_from_a_turn_that_ends_first(tmp_path, monkeypatch):
+    fake_cli(tmp_path, monkeypatch, "echo done\n")
+    with MockServer() as mock:
+        result = runner.run_turn("claude", "hi", scratch=tmp_path / "s", mock=mock, timeout=0.1,
+                                 timeout_from=tmp_path / "started", start_limit=30)
+    assert not result.timed_out and result.exit_code == 0 and result.stdout == "done\n", result.describe()
+    assert result.timeout_started is None
+
+
 def test_a_tool_the_request_does_not_offer_is_a_loud_400():
     with MockServer(Script([WRITE])) as mock:
         body = {
