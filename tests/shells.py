@@ -50,16 +50,17 @@ MATRIX = tuple(s for s in FULL_MATRIX if s.name == "dash") if FAST else FULL_MAT
 CORE = tuple(s for s in MATRIX if s.name in ("dash", "busybox", "bash"))
 
 
-def crossed(*dims: Sequence[Any], keep: int = 1) -> list[tuple[Any, ...]]:
+def crossed(*dims: Sequence[Any], keep: int = 1, everywhere: bool = False) -> list[tuple[Any, ...]]:
     """Parameters of a test: every combination of the dimensions in full mode. In fast mode every
     combination of the first `keep` dimensions only, each later dimension taking its values in
     turn (the i-th combination gets value i mod len): every value still appears, crossed only
-    where the test says it can change the result."""
+    where the test says it can change the result. everywhere: in turn in full mode too, for a
+    later dimension that cannot change the result at all (the same code path with other data)."""
     head: list[tuple[Any, ...]] = [()]
     for d in dims[:keep]:
         head = [(*h, v) for h in head for v in d]
     tail = dims[keep:]
-    if not FAST:
+    if not FAST and not everywhere:
         out = head
         for d in tail:
             out = [(*h, v) for h in out for v in d]

@@ -530,8 +530,9 @@ NO_LINE = {
 }
 
 
-# the two context dialects (hookSpecificOutput, injectSteps); fast mode: in turn over the cases
-@pytest.mark.parametrize(("case", "vendor"), crossed(list(NO_LINE), ["claude", "agy"]))
+# the probe and its reply are the same for every vendor, which only shapes the context answer: the
+# two context dialects (hookSpecificOutput, injectSteps) take the failure cases in turn
+@pytest.mark.parametrize(("case", "vendor"), crossed(list(NO_LINE), ["claude", "agy"], everywhere=True))
 def test_inbox_failures_leave_the_context_as_it_was(inbox, ipd: Pd, vendor: str, case: str) -> None:
     server, _ = inbox
     status, body, delay = NO_LINE[case]
