@@ -31,6 +31,7 @@ from tests.hookkit import (
     render,
     says,
     shell_doc,
+    shells_by_dialect,
     stop_doc,
 )
 from tests.installkit import hs
@@ -52,6 +53,11 @@ SHELL_IDS = [s.name for s in SHELLS]
 # where the vendor only changes the dialect the answer is said in (the expected answer is computed
 # from its profile either way): in fast mode each test takes one vendor, the vendors in turn
 VENDOR_IN_TURN = InTurn("vendor", VENDORS)
+
+
+def by_dialect() -> list[tuple[Shell, str]]:
+    """Every vendor under dash, every deny and allow dialect under every other shell."""
+    return shells_by_dialect(VENDOR_IN_TURN, ("deny", "pre_tool"), ("allow", "pre_tool"))
 PROJ = "/proj"
 
 ENV_BLOCK = "BLOCKED: /proj/.env is a secrets file; edit .env.example instead."
@@ -159,8 +165,7 @@ def reminder(tree: Tree) -> str:
     return hook.run[-1]
 
 
-@VENDOR_IN_TURN
-@pytest.mark.parametrize("sh", SHELLS, ids=SHELL_IDS)
+@pytest.mark.parametrize(("sh", "vendor"), by_dialect(), ids=lambda v: v.name if isinstance(v, Shell) else str(v))
 def test_minimal_blocks_and_allows_through_its_gate(sh: Shell, vendor: str, bare: Box,
                                                     example: Callable[[str], Tree]) -> None:
     tree = example("minimal")
@@ -207,8 +212,7 @@ def write_goal(project: Path | str) -> None:
     goal(project).write_text("ship the parser\n")
 
 
-@VENDOR_IN_TURN
-@pytest.mark.parametrize("sh", SHELLS, ids=SHELL_IDS)
+@pytest.mark.parametrize(("sh", "vendor"), by_dialect(), ids=lambda v: v.name if isinstance(v, Shell) else str(v))
 def test_goal_gate_blocks_until_the_goal_is_written(sh: Shell, vendor: str, bare: Box,
                                                     example: Callable[[str], Tree]) -> None:
     tree = example("goal-and-audit")

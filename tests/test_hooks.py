@@ -36,6 +36,7 @@ from tests.hookkit import (
     render,
     says,
     shell_doc,
+    shells_by_dialect,
     stop_doc,
     write_spec,
 )
@@ -218,8 +219,8 @@ def test_run_words_reach_the_command_as_they_are(tmp_path: Path, box: Box) -> No
 # ---------------------------------------------------------------------------- the verdicts --
 
 
-@VENDOR_IN_TURN
-@pytest.mark.parametrize("sh", SHELLS, ids=SHELL_IDS)
+@pytest.mark.parametrize(("sh", "vendor"), shells_by_dialect(VENDOR_IN_TURN, ("deny", "pre_tool")),
+                         ids=lambda v: v.name if isinstance(v, Shell) else str(v))
 def test_exit_2_on_pre_tool_is_the_vendors_deny(sh: Shell, vendor: str, box: Box,
                                                 trees: Callable[[str], Tree]) -> None:
     """The reason is the hook's stderr as it is (any UTF-8, several lines; on a dialect that
