@@ -7,9 +7,10 @@ import shutil
 import subprocess
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hookshape.install.lock import pid_alive
 
@@ -47,6 +48,44 @@ FULL_MATRIX = (
 )
 MATRIX = tuple(s for s in FULL_MATRIX if s.name == "dash") if FAST else FULL_MATRIX
 CORE = tuple(s for s in MATRIX if s.name in ("dash", "busybox", "bash"))
+
+
+def crossed(*dims: Sequence[Any], keep: int = 1, everywhere: bool = False) -> list[tuple[Any, ...]]:
+    """Parameters of a test: every combination of the dimensions in full mode. In fast mode every
+    combination of the first `keep` dimensions only, each later dimension taking its values in
+    turn (the i-th combination gets value i mod len): every value still appears, crossed only
+    where the test says it can change the result. everywhere: in turn in full mode too, for a
+    later dimension that cannot change the result at all (the same code path with other data)."""
+    head: list[tuple[Any, ...]] = [()]
+    for d in dims[:keep]:
+        head = [(*h, v) for h in head for v in d]
+    tail = dims[keep:]
+    if not FAST and not everywhere:
+        out = head
+        for d in tail:
+            out = [(*h, v) for h in out for v in d]
+        return out
+    return [(*h, *(d[i % len(d)] for d in tail)) for i, h in enumerate(head)]
+
+
+class InTurn:
+    """A parametrize decorator over `values` that, in fast mode, gives each test it decorates
+    one value, the values in turn over the tests of the module (every value still appears);
+    in full mode every test gets every value."""
+
+    def __init__(self, argname: str, values: Sequence[Any]) -> None:
+        self.argname = argname
+        self.values = tuple(values)
+        self.turn = 0
+
+    def __call__(self, fn: Callable[..., Any]) -> Any:
+        import pytest
+
+        values = self.values
+        if FAST:
+            values = (self.values[self.turn % len(self.values)],)
+            self.turn += 1
+        return pytest.mark.parametrize(self.argname, values)(fn)
 
 
 # the awks a tentacle tries before plain `awk` (harness.awk_prefer of the default spec)

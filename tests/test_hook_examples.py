@@ -31,10 +31,11 @@ from tests.hookkit import (
     render,
     says,
     shell_doc,
+    shells_by_dialect,
     stop_doc,
 )
 from tests.installkit import hs
-from tests.shells import ROOT, Shell, wait_until
+from tests.shells import ROOT, InTurn, Shell, crossed, wait_until
 from tests.tentaclekit import farm
 from tests.test_spec import hookshape
 
@@ -49,6 +50,14 @@ NAMES = ("minimal", "goal-and-audit")
 # the system's python3 first: a version manager's shim can take longer than a hook's deadline
 SYSTEM_PATH = "/usr/bin:/bin"
 SHELL_IDS = [s.name for s in SHELLS]
+# where the vendor only changes the dialect the answer is said in (the expected answer is computed
+# from its profile either way): in fast mode each test takes one vendor, the vendors in turn
+VENDOR_IN_TURN = InTurn("vendor", VENDORS)
+
+
+def by_dialect() -> list[tuple[Shell, str]]:
+    """Every vendor under dash, every deny and allow dialect under every other shell."""
+    return shells_by_dialect(VENDOR_IN_TURN, ("deny", "pre_tool"), ("allow", "pre_tool"))
 PROJ = "/proj"
 
 ENV_BLOCK = "BLOCKED: /proj/.env is a secrets file; edit .env.example instead."
@@ -156,8 +165,7 @@ def reminder(tree: Tree) -> str:
     return hook.run[-1]
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
-@pytest.mark.parametrize("sh", SHELLS, ids=SHELL_IDS)
+@pytest.mark.parametrize(("sh", "vendor"), by_dialect(), ids=lambda v: v.name if isinstance(v, Shell) else str(v))
 def test_minimal_blocks_and_allows_through_its_gate(sh: Shell, vendor: str, bare: Box,
                                                     example: Callable[[str], Tree]) -> None:
     tree = example("minimal")
@@ -204,8 +212,7 @@ def write_goal(project: Path | str) -> None:
     goal(project).write_text("ship the parser\n")
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
-@pytest.mark.parametrize("sh", SHELLS, ids=SHELL_IDS)
+@pytest.mark.parametrize(("sh", "vendor"), by_dialect(), ids=lambda v: v.name if isinstance(v, Shell) else str(v))
 def test_goal_gate_blocks_until_the_goal_is_written(sh: Shell, vendor: str, bare: Box,
                                                     example: Callable[[str], Tree]) -> None:
     tree = example("goal-and-audit")
@@ -217,7 +224,7 @@ def test_goal_gate_blocks_until_the_goal_is_written(sh: Shell, vendor: str, bare
     assert_allowed(bare.run(tree, "pre_tool", data, vendor, sh, path=SYSTEM_PATH), vendor, "pre_tool")
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_goal_gate_lets_the_goal_be_written(vendor: str, bare: Box,
                                             example: Callable[[str], Tree]) -> None:
     tree = example("goal-and-audit")
@@ -226,7 +233,7 @@ def test_goal_gate_lets_the_goal_be_written(vendor: str, bare: Box,
     assert_allowed(r, vendor, "pre_tool")
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_goal_gate_fails_closed_without_python(vendor: str, bare: Box, no_python: str,
                                                example: Callable[[str], Tree]) -> None:
     tree = example("goal-and-audit")
@@ -245,7 +252,7 @@ def logbook_line(home: Path, vendor: str, project: Path | str) -> None:
     assert fields[1:] == ["sess-1", vendor, prof.tools.edit[0], "edit", f"{project}/app.py"], fields
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_logbook_gets_a_line_after_a_tool_call(vendor: str, bare: Box,
                                                example: Callable[[str], Tree]) -> None:
     tree = example("goal-and-audit")
@@ -270,7 +277,7 @@ def assert_finding(home: Path, vendor: str) -> None:
     assert {"code": "unverified-claim", "match": "should work"} in entries[0]["findings"], entries
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_audit_appends_a_finding_at_stop(vendor: str, bare: Box,
                                          example: Callable[[str], Tree]) -> None:
     tree = example("goal-and-audit")
@@ -279,7 +286,7 @@ def test_audit_appends_a_finding_at_stop(vendor: str, bare: Box,
     assert_finding(bare.home.path, vendor)
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_goal_and_audit_through_simulate(vendor: str, tmp_path: Path, no_python: str) -> None:
     spec = EXAMPLES / "goal-and-audit.toml"
     project, user = tmp_path / "proj", tmp_path / "user"
@@ -311,8 +318,8 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
-@pytest.mark.parametrize("name", NAMES)
+# every vendor's config is written its own way; the two examples install alike (fast mode: in turn)
+@pytest.mark.parametrize(("vendor", "name"), crossed(VENDORS, NAMES))
 def test_the_example_installs_for_every_vendor(name: str, vendor: str, tmp_path: Path) -> None:
     """Installed into a scratch home for one vendor: doctor says wired; the pre_tool command the
     vendor's config now holds, run as the vendor runs it (sh -c, in the project), blocks as the

@@ -36,11 +36,12 @@ from tests.hookkit import (
     render,
     says,
     shell_doc,
+    shells_by_dialect,
     stop_doc,
     write_spec,
 )
 from tests.installkit import hs
-from tests.shells import ROOT, Shell, wait_gone
+from tests.shells import ROOT, InTurn, Shell, wait_gone
 from tests.test_spec import assert_user_error, hookshape
 
 from hookshape.diagnose import health
@@ -51,6 +52,9 @@ from hookshape.spec.model import EVENTS, Event
 pytest_plugins = ["tests.hookkit"]  # fixtures: interps, box
 
 EVERY = tuple(EVENTS)
+# where the vendor only changes the dialect the answer is said in (the expected answer is computed
+# from its profile either way): in fast mode each test takes one vendor, the vendors in turn
+VENDOR_IN_TURN = InTurn("vendor", VENDORS)
 HANG_MS = 600  # the deadline of the hooks that hang
 SHELL_IDS = [s.name for s in SHELLS]
 
@@ -122,7 +126,7 @@ def expected_view(box: Box, tree: Tree, vendor: str, event: str, hook: str,
     return view
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 @pytest.mark.parametrize("sh", SHELLS, ids=SHELL_IDS)
 def test_stdin_and_view_of_tool_calls_and_stop(sh: Shell, vendor: str, box: Box,
                                                 trees: Callable[[str], Tree]) -> None:
@@ -169,7 +173,7 @@ def test_every_event_reaches_its_hook(event: Event, vendor: str, box: Box,
     assert box.view(hook) == expected_view(box, tree, vendor, event, hook)
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_stdin_is_bounded_and_the_view_says_cut(vendor: str, box: Box,
                                                 trees: Callable[[str], Tree]) -> None:
     tree = trees("probe")
@@ -215,8 +219,8 @@ def test_run_words_reach_the_command_as_they_are(tmp_path: Path, box: Box) -> No
 # ---------------------------------------------------------------------------- the verdicts --
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
-@pytest.mark.parametrize("sh", SHELLS, ids=SHELL_IDS)
+@pytest.mark.parametrize(("sh", "vendor"), shells_by_dialect(VENDOR_IN_TURN, ("deny", "pre_tool")),
+                         ids=lambda v: v.name if isinstance(v, Shell) else str(v))
 def test_exit_2_on_pre_tool_is_the_vendors_deny(sh: Shell, vendor: str, box: Box,
                                                 trees: Callable[[str], Tree]) -> None:
     """The reason is the hook's stderr as it is (any UTF-8, several lines; on a dialect that
@@ -230,7 +234,7 @@ def test_exit_2_on_pre_tool_is_the_vendors_deny(sh: Shell, vendor: str, box: Box
     assert tree.cell("pre_tool", vendor)["level"] in ("enforced", "best-effort")
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_a_long_reason_is_cut_at_the_contract_bound(vendor: str, box: Box,
                                                     trees: Callable[[str], Tree]) -> None:
     tree = trees("probe")
@@ -241,7 +245,7 @@ def test_a_long_reason_is_cut_at_the_contract_bound(vendor: str, box: Box,
     assert answer(r, vendor, "deny", "pre_tool") == reason[:cap].rstrip("\n")
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_exit_2_without_a_reason_gives_the_default_reason(vendor: str, box: Box,
                                                           trees: Callable[[str], Tree]) -> None:
     tree = trees("probe")
@@ -284,7 +288,7 @@ def test_stdout_of_exit_0_is_context(event: Event, vendor: str, box: Box,
         assert tree.cell(event, vendor)["level"] == "observe-only"
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 @pytest.mark.parametrize("event", ["pre_tool", "post_tool", "stop"])
 def test_stdout_of_exit_0_is_dropped_where_it_is_not_context(event: Event, vendor: str, box: Box,
                                                              trees: Callable[[str], Tree]) -> None:
@@ -317,7 +321,7 @@ def test_exit_2_where_nothing_blocks_is_context(event: Event, vendor: str, box: 
 # ------------------------------------------------------------------- order and matchers --
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_hooks_run_in_spec_order_and_the_first_verdict_ends_the_run(
         vendor: str, box: Box, trees: Callable[[str], Tree]) -> None:
     tree = trees("chain")
@@ -373,7 +377,7 @@ def assert_one_failure(box: Box, tree: Tree, event: str) -> None:
     assert (b.state, b.failures) == ("closed", 1), b
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_a_crashing_open_hook_allows_and_counts_a_failure(vendor: str, box: Box,
                                                           trees: Callable[[str], Tree]) -> None:
     tree = trees("open")
@@ -384,7 +388,7 @@ def test_a_crashing_open_hook_allows_and_counts_a_failure(vendor: str, box: Box,
     assert_one_failure(box, tree, "pre_tool")
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_a_missing_open_command_allows_and_counts_a_failure(vendor: str, box: Box,
                                                             trees: Callable[[str], Tree]) -> None:
     tree = trees("missing")
@@ -414,7 +418,7 @@ def test_a_hanging_open_hook_is_killed_at_its_deadline_and_allows(sh: Shell, box
     assert_one_failure(box, tree, "pre_tool")
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_failing_open_hooks_trip_the_breaker(vendor: str, box: Box,
                                              trees: Callable[[str], Tree]) -> None:
     """failure_threshold failed runs open the gate's breaker: the next call runs none of its
@@ -433,7 +437,7 @@ def test_failing_open_hooks_trip_the_breaker(vendor: str, box: Box,
     assert r.code == 0 and r.err == b"", r.brief()
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_a_crashing_open_stop_hook_lets_the_turn_end(vendor: str, box: Box,
                                                      trees: Callable[[str], Tree]) -> None:
     tree = trees("open")
@@ -446,7 +450,7 @@ def test_a_crashing_open_stop_hook_lets_the_turn_end(vendor: str, box: Box,
 # ---------------------------------------------------------------------------- fail closed --
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_a_closed_hook_that_crashes_or_hangs_blocks(vendor: str, box: Box,
                                                     trees: Callable[[str], Tree]) -> None:
     tree = trees("closed")
@@ -461,7 +465,7 @@ def test_a_closed_hook_that_crashes_or_hangs_blocks(vendor: str, box: Box,
     assert answer(r, vendor, "deny", "pre_tool") == closed_text(tree, "guard", f"it timed out after {HANG_MS} ms")
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_a_closed_hook_whose_command_is_missing_blocks(vendor: str, box: Box,
                                                        trees: Callable[[str], Tree]) -> None:
     tree = trees("missing-closed")
@@ -473,7 +477,7 @@ def test_a_closed_hook_whose_command_is_missing_blocks(vendor: str, box: Box,
     assert answer(r, vendor, "stop", "stop") == closed_text(tree, "gone-stop", why)
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_a_closed_stop_hook_that_crashes_keeps_the_agent_working(vendor: str, box: Box,
                                                                  trees: Callable[[str], Tree]) -> None:
     tree = trees("closed")
@@ -482,7 +486,7 @@ def test_a_closed_stop_hook_that_crashes_keeps_the_agent_working(vendor: str, bo
     assert answer(r, vendor, "stop", "stop") == closed_text(tree, "stop-guard", "it crashed with exit 1")
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_a_closed_hook_fails_open_where_its_event_cannot_block(vendor: str, box: Box,
                                                                trees: Callable[[str], Tree]) -> None:
     tree = trees("closed")
@@ -493,7 +497,7 @@ def test_a_closed_hook_fails_open_where_its_event_cannot_block(vendor: str, box:
     assert "closed-tip fails open here" in tree.cell("prompt", vendor)["reason"]
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 @pytest.mark.parametrize("adapter", ["missing", "crash"])
 def test_a_gate_with_closed_hooks_blocks_when_its_adapter_fails(
         adapter: str, vendor: str, box: Box, trees: Callable[[str], Tree], tmp_path: Path) -> None:
@@ -513,7 +517,7 @@ def test_a_gate_with_closed_hooks_blocks_when_its_adapter_fails(
     assert_allowed(r, vendor, "pre_tool")
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+@VENDOR_IN_TURN
 def test_an_open_breaker_runs_only_the_closed_hooks(vendor: str, box: Box,
                                                     trees: Callable[[str], Tree]) -> None:
     tree = trees("closed")

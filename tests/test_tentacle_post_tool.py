@@ -10,6 +10,7 @@ import subprocess
 import time
 
 import pytest
+from tests.shells import InTurn
 from tests.tentaclekit import (
     FIXTURES,
     ISO_RE,
@@ -34,7 +35,9 @@ from tests.tentaclekit import (
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
 
-VEND = pytest.mark.parametrize("vendor", VENDORS)
+# the vendor only decides where its payload keeps a field and the shape of the answer: in fast
+# mode each test takes one vendor, the vendors in turn over the file
+VEND = InTurn("vendor", VENDORS)
 TOOL = {"claude": "Write", "gemini": "write_file", "codex": "apply_patch", "agy": "write_to_file"}
 LINE = re.compile(r'PD_PHEROMONE_([A-Z0-9_]+)_(\d+)_(\d+)_(\d+)="((?:[^"\\$`]|\\[\\"$`])*)"')
 

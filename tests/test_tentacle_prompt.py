@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import tomlkit
 from tests.gatekit import Rig
+from tests.shells import InTurn, crossed
 from tests.tentaclekit import (
     FIXTURES,
     MAX_BYTES,
@@ -45,7 +46,9 @@ from tests.test_spec import Bad, assert_user_error, hookshape, set_key, write_ba
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
 
-VEND = pytest.mark.parametrize("vendor", VENDORS)
+# the vendor only decides where its payload keeps a field and the shape of the answer: in fast
+# mode each test takes one vendor, the vendors in turn over the file
+VEND = InTurn("vendor", VENDORS)
 COORD = MSG["coordination_header"]
 
 
@@ -527,8 +530,9 @@ NO_LINE = {
 }
 
 
-@pytest.mark.parametrize("vendor", ["claude", "agy"])
-@pytest.mark.parametrize("case", list(NO_LINE))
+# the probe and its reply are the same for every vendor, which only shapes the context answer: the
+# two context dialects (hookSpecificOutput, injectSteps) take the failure cases in turn
+@pytest.mark.parametrize(("case", "vendor"), crossed(list(NO_LINE), ["claude", "agy"], everywhere=True))
 def test_inbox_failures_leave_the_context_as_it_was(inbox, ipd: Pd, vendor: str, case: str) -> None:
     server, _ = inbox
     status, body, delay = NO_LINE[case]

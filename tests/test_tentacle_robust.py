@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tests.shells import FAST, InTurn, crossed
 from tests.tentaclekit import (
     FIXTURES,
     MSG,
@@ -38,7 +39,11 @@ from tests.tentaclekit import (
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
 
-VEND = pytest.mark.parametrize("vendor", VENDORS)
+# the vendor only decides where its payload keeps a field and the shape of the answer: in fast
+# mode each test takes one vendor, the vendors in turn over the file
+VEND = InTurn("vendor", VENDORS)
+# where the vendor changes what is asserted, every vendor in every mode
+EVERY_VENDOR = pytest.mark.parametrize("vendor", VENDORS)
 ROLE = pytest.mark.parametrize("role", ROLES)
 MB5 = 5 * 1024 * 1024
 
@@ -108,11 +113,10 @@ def _fails_open(pd: Pd, role: str, name: str, provider: str | None) -> None:
 
 
 # The parser is awk, the same program under every shell: the inputs are crossed with the roles
-# and the providers (each reads other fields of what was parsed) under dash only.
+# and the providers (each reads other fields of what was parsed) under dash only; in fast mode
+# each input meets each role once, the providers in turn.
 @ON_DASH
-@ROLE
-@pytest.mark.parametrize("name", SMALL)
-@pytest.mark.parametrize("provider", [*VENDORS, None])
+@pytest.mark.parametrize(("role", "name", "provider"), crossed(ROLES, SMALL, [*VENDORS, None], keep=2))
 def test_garbage_stdin_fails_open(pd: Pd, role: str, name: str, provider: str | None) -> None:
     _fails_open(pd, role, name, provider)
 
@@ -121,9 +125,7 @@ def test_garbage_stdin_fails_open(pd: Pd, role: str, name: str, provider: str | 
 # configured vendor (claude) and the sniffed one (none set) take the two paths of the vendor pick;
 # the other vendors only look for other field names, which no garbage input holds.
 @ON_DASH
-@ROLE
-@pytest.mark.parametrize("name", BIG)
-@pytest.mark.parametrize("provider", ["claude", None])
+@pytest.mark.parametrize(("role", "name", "provider"), crossed(ROLES, BIG, ["claude", None], keep=2))
 def test_5mb_garbage_stdin_fails_open(pd: Pd, role: str, name: str, provider: str | None) -> None:
     _fails_open(pd, role, name, provider)
 
@@ -260,11 +262,10 @@ def _hostile_path(pd: Pd, vendor: str, name: str, form: str) -> None:
 
 # Where a vendor keeps the path and how a relative one is joined is awk logic: every vendor, name
 # and form under dash. The shell holds the path in variables and prints it: every core shell
-# meets every name (absolute, through one vendor).
+# meets every name (absolute, through one vendor). In fast mode each name and form once, the
+# vendors in turn (each still meets both forms and the names with a newline).
 @ON_DASH
-@VEND
-@pytest.mark.parametrize("name", list(HOSTILE))
-@pytest.mark.parametrize("form", ["absolute", "relative"])
+@pytest.mark.parametrize(("name", "form", "vendor"), crossed(list(HOSTILE), ["absolute", "relative"], VENDORS, keep=2))
 def test_hostile_paths_block_exactly(pd: Pd, vendor: str, name: str, form: str) -> None:
     _hostile_path(pd, vendor, name, form)
 
@@ -286,7 +287,7 @@ def test_hostile_holder(pd: Pd, vendor: str) -> None:
 
 
 @ROLE
-@VEND
+@EVERY_VENDOR
 def test_hostile_home_cwd_and_session(pd: Pd, role: str, vendor: str) -> None:
     home = pd.root / "h $(touch CANARY) 'q' \"d\" `id`"
     cwd = pd.root / "c $(touch CANARY) 'q' `id`"
@@ -358,10 +359,10 @@ def test_broken_environment_fails_open(pd: Pd, role: str, breakage: str) -> None
     _broken_environment(pd, role, "claude", breakage)
 
 
+# (fast mode: the vendors in turn over the roles and breakages)
 @ON_DASH
-@ROLE
-@pytest.mark.parametrize("vendor", [v for v in VENDORS if v != "claude"])
-@pytest.mark.parametrize("breakage", BREAKAGES)
+@pytest.mark.parametrize(("role", "breakage", "vendor"),
+                         crossed(ROLES, BREAKAGES, [v for v in VENDORS if v != "claude"], keep=2))
 def test_broken_environment_fails_open_every_vendor(pd: Pd, role: str, vendor: str, breakage: str) -> None:
     _broken_environment(pd, role, vendor, breakage)
 
@@ -462,11 +463,16 @@ ALL_FIXTURES = sorted((v, p.stem) for v in VENDORS for p in (FIXTURES / v).glob(
 # tests/conformance runs every fixture through every tentacle under every shell of the matrix
 # (exact answers, clean and busy); here the halted state joins in, under dash
 # (test_big_shell_command_under_halt_still_blocks prints a halt answer under every core shell).
+# In fast mode each fixture meets each tentacle once, the states and the two providers in turn.
 @ON_DASH
-@pytest.mark.parametrize(("vendor", "name"), ALL_FIXTURES)
-@ROLE
-@pytest.mark.parametrize("state", ["clean", "busy", "halted"])
-def test_every_stdout_is_empty_or_one_json_object(pd: Pd, vendor: str, name: str, role: str, state: str) -> None:
+@pytest.mark.parametrize(("fixture", "role", "state", "providers"),
+                         crossed(ALL_FIXTURES, ROLES, ["clean", "busy", "halted"],
+                                 [("configured", "sniffed")] if not FAST else [("configured",), ("sniffed",)],
+                                 keep=2),
+                         ids=lambda v: "-".join(v) if isinstance(v, tuple) else str(v))
+def test_every_stdout_is_empty_or_one_json_object(pd: Pd, fixture: tuple[str, str], role: str, state: str,
+                                                  providers: tuple[str, ...]) -> None:
+    vendor, name = fixture
     payload = (FIXTURES / vendor / f"{name}.json").read_bytes()
     if state != "clean":
         loaded(pd)
@@ -475,7 +481,8 @@ def test_every_stdout_is_empty_or_one_json_object(pd: Pd, vendor: str, name: str
             pd.lock(t, "bob")
     if state == "halted":
         pd.halt("stop everything")
-    for provider in (vendor, None):
+    for kind in providers:
+        provider = vendor if kind == "configured" else None
         r = pd.run(role, payload, env={"PD_HOOK_PROVIDER": provider, "PD_ACTOR": "alice"})
         assert r.code == 0
         assert stdout_object(r.out) == r.json

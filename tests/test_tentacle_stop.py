@@ -8,6 +8,7 @@ import re
 import time
 
 import pytest
+from tests.shells import InTurn
 from tests.tentaclekit import (
     BLOCK_TTL,
     FIXTURES,
@@ -24,7 +25,11 @@ from tests.tentaclekit import (
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
 
-VEND = pytest.mark.parametrize("vendor", VENDORS)
+# the vendor only decides where its payload keeps a field and the shape of the answer: in fast
+# mode each test takes one vendor, the vendors in turn over the file
+VEND = InTurn("vendor", VENDORS)
+# where the vendor changes what is asserted, every vendor in every mode
+EVERY_VENDOR = pytest.mark.parametrize("vendor", VENDORS)
 BLOCKING = pytest.mark.parametrize("vendor", ["claude", "gemini", "codex"])
 NON_COMPLIANT = "I added a retry wrapper and updated the call sites."
 COMPLIANT = "Done.\n\n## SITREP\n| Idea | Source | Status |\n|---|---|---|\n| retry | Agent | done |\n"
@@ -39,7 +44,7 @@ def marker_at(pd: Pd, session: str) -> int:
     return int((pd.marker(session) / "at").read_text().strip())
 
 
-@VEND
+@EVERY_VENDOR
 def test_blocks_once(pd: Pd, vendor: str) -> None:
     before = int(time.time())
     r = close(pd, vendor)
