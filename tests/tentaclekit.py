@@ -84,22 +84,16 @@ SHELL_IDS = [s.name for s in CORE]
 def render(out: Path, spec: Path = SPEC_PATH, profile_dirs: list[Path] | None = None) -> Path:
     """Render the tentacles (and the gates once their template exists) under out; returns the
     tentacle directory (out/bin/<tentacle_dir>)."""
-    from hookshape.plan.artifacts import shell_artifact
+    from hookshape.plan.artifacts import script_artifacts
     from hookshape.spec.load import load
 
     loaded = load(spec, profile_dirs)
-    sub = loaded.spec.harness.tentacle_dir
-    arts = []
-    for t in loaded.spec.tentacles:
-        arts.append(shell_artifact(loaded, f"bin/{sub}/{t.name}", f"tentacle-{t.role}.sh.jinja", t))
-        if (ROOT / "templates" / "gate.sh.jinja").is_file():
-            arts.append(shell_artifact(loaded, f"bin/{t.name}", "gate.sh.jinja", t))
-    for a in arts:
+    for a in script_artifacts(loaded):
         dest = out / a.path
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(a.data)
-        dest.chmod(0o755)
-    return out / "bin" / sub
+        dest.chmod(a.mode)
+    return out / "bin" / loaded.spec.harness.tentacle_dir
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,5 @@
-"""Every awk program a rendered tentacle embeds compiles and runs under every awk at hand.
+"""Every awk program of a rendered tentacle (json.awk, then the one beside it) compiles and runs
+under every awk at hand.
 
 mawk (Debian's default awk) refuses a program that calls a function it never defines, even on
 a path that never runs; gawk and busybox awk let it pass. So each program runs once, in every
@@ -7,7 +8,6 @@ mode, on empty input, under each awk."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,15 +18,16 @@ from tests.shells import FAST
 DIST = Path(__file__).resolve().parents[1] / "dist"
 AWKS = [a for a in (["mawk"], ["busybox", "awk"], ["gawk"], ["original-awk"])
         if shutil.which(a[0]) and (not FAST or a[0] == "mawk")]
-TENTACLES = sorted((DIST / "bin" / "squid").iterdir())
+SQUID = DIST / "bin" / "squid"
+TENTACLES = sorted(p for p in SQUID.iterdir() if p.suffix != ".awk")
 MODES = ("main", "dial", "build")
 
 
-def program(script: Path) -> str:
-    text = script.read_text(encoding="utf-8")
-    found = re.search(r"^_pd_awk='\n(.*?)\n'$", text, re.S | re.M)
-    assert found, f"{script.name}: no awk program"
-    return found.group(1)
+def programs(script: Path) -> list[str]:
+    """awk's -f options for the tentacle: the shared parser, then its own program."""
+    own = script.with_name(script.name + ".awk")
+    assert own.is_file(), f"{script.name}: no awk program beside it"
+    return ["-f", str(SQUID / "json.awk"), "-f", str(own)]
 
 
 def test_core_awks_present() -> None:
@@ -40,7 +41,7 @@ def test_core_awks_present() -> None:
 @pytest.mark.parametrize("mode", MODES)
 def test_program_compiles_and_runs(awk: list[str], script: Path, mode: str) -> None:
     env = {**os.environ, "LC_ALL": "C", "_PD_MODE": mode, "_PD_DIAL": "sitrep"}
-    proc = subprocess.run([*awk, program(script)], input=b"{}", capture_output=True, env=env, timeout=20,
+    proc = subprocess.run([*awk, *programs(script)], input=b"{}", capture_output=True, env=env, timeout=20,
                           check=False)
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stderr == b"", proc.stderr.decode()

@@ -130,6 +130,15 @@ def test_missing_script(wired: Path) -> None:
     assert codes(data, "claude")["missing-script"] == "error"
 
 
+@pytest.mark.parametrize("program", ["pd-hook-prompt.awk", "json.awk"])
+def test_missing_awk_program(wired: Path, program: str) -> None:
+    """Without its awk programs a tentacle says nothing: doctor names the missing one."""
+    (wired / HARNESS / "bin/squid" / program).unlink()
+    data = report(wired, "--vendor", "claude")
+    assert codes(data, "claude")["missing-script"] == "error"
+    assert any(program in m and "allows every call" in m for m in messages(data, "claude", "missing-script"))
+
+
 def test_script_not_executable(wired: Path) -> None:
     os.chmod(wired / HARNESS / "bin/pd-hook-pre-tool", 0o644)
     data = report(wired, "--vendor", "gemini")

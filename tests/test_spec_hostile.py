@@ -207,7 +207,8 @@ def exercise(spec: Path, work: Path) -> None:
     configs_parse(spec, work / "out")
     rig = Rig(work / "rig")  # a readied, armed harness home; its dist/ gets this spec's scripts
     squid = render(rig.dist, spec)
-    for script in (*squid.iterdir(), *(p for p in (rig.dist / "bin").iterdir() if p.is_file())):
+    for script in (*(p for p in squid.iterdir() if p.suffix != ".awk"),
+                   *(p for p in (rig.dist / "bin").iterdir() if p.is_file())):
         proc = subprocess.run(["dash", "-n", str(script)], capture_output=True, text=True, check=False)
         assert proc.returncode == 0, f"{script.name}: {proc.stderr}"
     pd = Pd(fresh(work / "pd"), squid, DASH)
@@ -287,7 +288,8 @@ def test_every_accepted_hostile_value_at_once(work: Path) -> None:
     spec = write_spec(work, with_values(taken))
     exercise(spec, work / "run")
     if SHELLCHECK.exists():
-        scripts = [str(p) for p in (work / "run" / "rig" / "dist" / "bin").rglob("*") if p.is_file()]
+        scripts = [str(p) for p in (work / "run" / "rig" / "dist" / "bin").rglob("*")
+                   if p.is_file() and p.read_bytes().startswith(b"#!/bin/sh")]
         proc = subprocess.run([str(SHELLCHECK), "-s", "sh", *scripts], capture_output=True, text=True,
                               check=False)
         assert proc.returncode == 0, proc.stdout[:3000]

@@ -308,7 +308,7 @@ def test_awk_prefer_comes_from_the_spec(tmp_path: Path, prefer: list[str], prese
     spec.write_text(tomlkit.dumps(doc))
     squid = render(tmp_path / "out", spec)
     script = (squid / NAMES["pre_tool"]).read_text()
-    assert script.count("command -v") == len(prefer)
+    assert script.count("command -v '") == len(prefer)
     root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))  # short: lock keys are cut at 80
     try:
         pd = Pd(root, squid, CORE[0])
@@ -321,3 +321,22 @@ def test_awk_prefer_comes_from_the_spec(tmp_path: Path, prefer: list[str], prese
         assert set(log.read_text().split()) == {used}
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize("program", ["json.awk", f"{NAMES['pre_tool']}.awk"])
+def test_without_its_awk_programs_a_tentacle_fails_open(squid: Path, tmp_path: Path, program: str) -> None:
+    """The awk programs lie beside the tentacle (json.awk, then its own); with one of them gone
+    awk fails, and the tentacle says nothing and exits 0: a locked edit is allowed, no verdict,
+    no crash (`hookshape doctor` names the missing file)."""
+    copy = tmp_path / "squid"
+    shutil.copytree(squid, copy)
+    (tmp_path / "h").mkdir()
+    whole = Pd(tmp_path / "h", copy, DASH)
+    target = whole.proj / "src" / "a.ts"
+    whole.lock(target, "bob")
+    env = {"PD_HOOK_PROVIDER": "claude", "PD_ACTOR": "alice"}
+    payload = p_edit("claude", "src/a.ts", whole.proj)
+    assert whole.run("pre_tool", payload, env=env).json == tool_block("claude", block_msg(target, "bob"))
+    (copy / program).unlink()
+    r = whole.run("pre_tool", payload, env=env)
+    assert (r.code, r.out, r.err) == (0, b"", b"")

@@ -128,10 +128,8 @@ def render(out: Path, templates: Path | None = None, spec: Path = SPEC_PATH) -> 
             if "gate" not in str(exc):
                 raise
             gate_error = str(exc)
-        sub = loaded.spec.harness.tentacle_dir
-        arts = [plan.shell_artifact(loaded, f"bin/{sub}/{t.name}", f"tentacle-{t.role}.sh.jinja", t)
-                for t in loaded.spec.tentacles]
-        writer.write_plan(out, arts)
+        arts = [a for t in loaded.spec.tentacles for a in plan.job_artifacts(loaded, t)]
+        writer.write_plan(out, [*arts, plan.json_awk_artifact(loaded)])
     return Rendered(out, gate_error, names)
 
 

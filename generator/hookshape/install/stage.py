@@ -7,7 +7,7 @@ import hashlib
 from pathlib import Path
 
 from hookshape.errors import HookshapeError
-from hookshape.plan.artifacts import script_artifacts
+from hookshape.plan.artifacts import job_files, script_artifacts
 from hookshape.render import manifest
 from hookshape.spec.load import Loaded
 
@@ -40,10 +40,9 @@ def from_dist(source: Path) -> dict[str, bytes]:
 
 
 def check_complete(loaded: Loaded, scripts: dict[str, bytes], source: Path) -> None:
-    """A dist copy must hold a gate and a tentacle for every tentacle of the spec in use."""
-    sub = loaded.spec.harness.tentacle_dir
+    """A dist copy must hold every file of every gate of the spec in use."""
     for tentacle in loaded.spec.gates():
-        for rel in (f"bin/{tentacle.name}", f"bin/{sub}/{tentacle.name}"):
+        for rel in job_files(loaded, tentacle):
             if rel not in scripts:
                 raise HookshapeError(f"{source}: no {rel} in MANIFEST; was it rendered from "
                                      f"another spec than {loaded.spec_path}?")

@@ -16,6 +16,7 @@ from hookshape.spec.model import Group, Tentacle
 
 EXEC = 0o755
 DATA = 0o644
+JSON_AWK = "json.awk"
 
 
 @dataclass(frozen=True)
@@ -58,15 +59,42 @@ def shell_artifact(loaded: Loaded, path: str, template: str, tentacle: Tentacle 
     return Artifact(path, EXEC, with_header(loaded, body, shebang=True).encode())
 
 
+def awk_artifact(loaded: Loaded, path: str, template: str, tentacle: Tentacle | Group) -> Artifact:
+    body = render_template(template, context(loaded.spec, loaded.vendors, tentacle)).rstrip("\n") + "\n"
+    return Artifact(path, DATA, with_header(loaded, body, shebang=False).encode())
+
+
 def script_artifacts(loaded: Loaded) -> list[Artifact]:
-    """Everything under bin/: per gate the gate and its tentacle or adapter, then the hooks' files."""
-    sub = loaded.spec.harness.tentacle_dir
+    """Everything under bin/: per gate the gate and its tentacle or adapter with its awk program
+    beside it, json.awk once for them all, then the hooks' files."""
     out = []
     for t in loaded.spec.gates():
-        job = "hooks.sh.jinja" if isinstance(t, Group) else f"tentacle-{t.role}.sh.jinja"
         out.append(shell_artifact(loaded, f"bin/{t.name}", "gate.sh.jinja", t))
-        out.append(shell_artifact(loaded, f"bin/{sub}/{t.name}", job, t))
+        out += job_artifacts(loaded, t)
+    if out:
+        out.append(json_awk_artifact(loaded))
     return out + hook_file_artifacts(loaded)
+
+
+def job_artifacts(loaded: Loaded, t: Tentacle | Group) -> list[Artifact]:
+    """A gate's tentacle or adapter and the awk program beside it."""
+    sub = loaded.spec.harness.tentacle_dir
+    job = "hooks" if isinstance(t, Group) else f"tentacle-{t.role}"
+    return [shell_artifact(loaded, f"bin/{sub}/{t.name}", f"{job}.sh.jinja", t),
+            awk_artifact(loaded, f"bin/{sub}/{t.name}.awk", f"{job}.awk.jinja", t)]
+
+
+def json_awk_artifact(loaded: Loaded) -> Artifact:
+    """The JSON parser every awk program runs behind (awk -f json.awk -f <program>)."""
+    sub = loaded.spec.harness.tentacle_dir
+    return awk_artifact(loaded, f"bin/{sub}/{JSON_AWK}", f"fragments/{JSON_AWK}", loaded.spec.gates()[0])
+
+
+def job_files(loaded: Loaded, tentacle: Tentacle | Group) -> list[str]:
+    """The bin/ files one gate needs: itself, its tentacle or adapter, their awk programs."""
+    sub = loaded.spec.harness.tentacle_dir
+    return [f"bin/{tentacle.name}", f"bin/{sub}/{tentacle.name}", f"bin/{sub}/{tentacle.name}.awk",
+            f"bin/{sub}/{JSON_AWK}"]
 
 
 def hook_file_artifacts(loaded: Loaded) -> list[Artifact]:
