@@ -18,7 +18,6 @@ import re
 import resource
 import shutil
 import signal
-import stat
 import subprocess
 import tempfile
 import time
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.farms import busybox_farm, farm
 from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell, shell
 
 from hookshape.plan import outputs
@@ -104,49 +104,6 @@ def squid(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # ---------------------------------------------------------------------------------------------
 # PATH farms
-
-
-def _executables(dirs: tuple[str, ...]) -> dict[str, Path]:
-    found: dict[str, Path] = {}
-    for d in dirs:
-        p = Path(d)
-        if not p.is_dir():
-            continue
-        for entry in sorted(p.iterdir()):
-            if entry.name in found:
-                continue
-            try:
-                mode = entry.stat().st_mode
-            except OSError:
-                continue
-            if stat.S_ISREG(mode) and mode & 0o111:
-                found[entry.name] = entry
-    return found
-
-
-def farm(dest: Path, drop: tuple[str, ...] = (), swap: dict[str, str] | None = None) -> str:
-    """A dir of symlinks to every executable of /usr/bin and /bin except the names matching a
-    glob-ish prefix in drop (`python3*`) or an exact name; swap maps name -> other target."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for name, path in _executables(("/usr/bin", "/bin")).items():
-        if any(name.startswith(d[:-1]) if d.endswith("*") else name == d for d in drop):
-            continue
-        (dest / name).symlink_to(path)
-    for name, target in (swap or {}).items():
-        (dest / name).unlink(missing_ok=True)
-        (dest / name).symlink_to(target)
-    return str(dest)
-
-
-def busybox_farm(dest: Path) -> str:
-    """A dir where every applet of `busybox --list` is a symlink to busybox."""
-    dest.mkdir(parents=True, exist_ok=True)
-    bb = shutil.which("busybox")
-    assert bb, "busybox is needed for the busybox-only PATH"
-    applets = subprocess.run([bb, "--list"], capture_output=True, text=True, check=True).stdout.split()
-    for a in applets:
-        (dest / a).symlink_to(bb)
-    return str(dest)
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.farms import farm
 from tests.hookkit import (
     PROFILES,
     SHELLS,
@@ -36,7 +37,6 @@ from tests.hookkit import (
 )
 from tests.installkit import hs
 from tests.shells import ROOT, InTurn, Shell, crossed, wait_until
-from tests.tentaclekit import farm
 from tests.test_spec import hookshape
 
 from hookshape.plan import outputs

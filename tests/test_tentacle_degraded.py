@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.farms import farm
 from tests.shells import AWK_PREFER, CORE, FAST, InTurn, tentacle_awk
 from tests.tentaclekit import (
     DASH,
@@ -33,7 +34,6 @@ from tests.tentaclekit import (
     assert_warn,
     block_msg,
     context,
-    farm,
     halt_msg,
     p_edit,
     p_prompt,

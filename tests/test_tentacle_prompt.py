@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import tomlkit
+from tests.farms import farm
 from tests.gatekit import Rig
 from tests.shells import InTurn, crossed
 from tests.tentaclekit import (
@@ -38,7 +39,6 @@ from tests.tentaclekit import (
     Pd,
     assert_silent,
     context,
-    farm,
     p_prompt,
     render,
 )
