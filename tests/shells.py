@@ -138,6 +138,12 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
+def sh_scripts(root: Path) -> list[Path]:
+    """The shell scripts under root (#!/bin/sh), sorted: not the awk programs or hook files
+    beside them."""
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.read_bytes()[:9] == b"#!/bin/sh")
+
+
 def wait_until(done: Callable[[], bool], within: float) -> bool:
     """Whether done() came true within that many seconds (polled every 50 ms)."""
     end = time.monotonic() + within

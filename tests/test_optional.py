@@ -15,7 +15,7 @@ import pytest
 import tomlkit
 from tests.gatekit import GATE, OK, SPEC, Rig
 from tests.installkit import hs
-from tests.shells import ROOT
+from tests.shells import ROOT, sh_scripts
 from tests.tentaclekit import halt_msg, p_edit, p_prompt, p_shell, p_stop, p_tool, render, tool_block
 
 from hookshape.commands import status
@@ -52,8 +52,7 @@ def bare(rig: Rig) -> None:
 
 
 def scripts(rig: Rig) -> str:
-    return "".join(t for p in sorted((rig.dist / "bin").rglob("*")) if p.is_file()
-                   and (t := p.read_text()).startswith("#!/bin/sh"))
+    return "".join(p.read_text() for p in sh_scripts(rig.dist / "bin"))
 
 
 def answer(out: str) -> Any:
@@ -272,7 +271,7 @@ def test_every_variant_is_shellcheck_clean(tmp_path: Path, tables: dict[str, dic
         pytest.skip("no shellcheck in the venv")
     out = tmp_path / "render"
     render(out, variant(tmp_path, **tables))
-    scripts = [str(p) for p in (out / "bin").rglob("*") if p.is_file() and p.read_bytes().startswith(b"#!/bin/sh")]
+    scripts = [str(p) for p in sh_scripts(out / "bin")]
     proc = subprocess.run([str(SHELLCHECK), "-s", "sh", *scripts], capture_output=True, text=True,
                           check=False)
     assert proc.returncode == 0, proc.stdout[:3000]

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import tomlkit
+from tests.shells import sh_scripts
 from tests.tentaclekit import suffix
 
 from hookshape import __version__
@@ -264,7 +265,7 @@ def test_the_header_hash_detects_a_hand_edit(fresh: Path, tmp_path: Path) -> Non
 
 
 def test_generated_shell_parses(rendered: Path) -> None:
-    shells = sorted(p for p in (rendered / "bin").rglob("*") if p.is_file() and p.read_bytes().startswith(b"#!/bin/sh"))
+    shells = sh_scripts(rendered / "bin")
     for interpreter in ("sh", "dash", "bash"):
         path = shutil.which(interpreter)
         if path is None:

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from tests import clikit
 from tests.gatekit import Rig
-from tests.shells import FAST, ROOT, shell
+from tests.shells import FAST, ROOT, sh_scripts, shell
 from tests.tentaclekit import Pd, p_edit, p_prompt, p_shell, p_stop, render, suffix
 
 from hookshape.errors import HookshapeError
@@ -288,8 +288,7 @@ def test_every_accepted_hostile_value_at_once(work: Path) -> None:
     spec = write_spec(work, with_values(taken))
     exercise(spec, work / "run")
     if SHELLCHECK.exists():
-        scripts = [str(p) for p in (work / "run" / "rig" / "dist" / "bin").rglob("*")
-                   if p.is_file() and p.read_bytes().startswith(b"#!/bin/sh")]
+        scripts = [str(p) for p in sh_scripts(work / "run" / "rig" / "dist" / "bin")]
         proc = subprocess.run([str(SHELLCHECK), "-s", "sh", *scripts], capture_output=True, text=True,
                               check=False)
         assert proc.returncode == 0, proc.stdout[:3000]

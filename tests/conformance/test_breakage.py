@@ -28,6 +28,7 @@ from tests.conformance.cells import HOOK_ROLES, hooks_spec, role_fixture, run_ce
 from tests.conformance.conftest import tag
 from tests.conformance.kit import (
     MATRIX,
+    REFERENCE,
     ROLES,
     ROOT,
     VENDORS,
@@ -44,7 +45,6 @@ from tests.conformance.test_static import lint
 pytestmark = pytest.mark.slow
 
 PROBE_ENVS = ("normal", "busybox")
-DECOY_SHELL = "dash"
 # one vendor per tentacle in the matrix probe (all four vendors meet the decoy probe)
 PROBE_VENDOR = {"pre_tool": "claude", "prompt": "gemini", "stop": "codex", "post_tool": "agy"}
 # the hooks adapters' probe: (vendor, fixture) per event, each with a view worth checking (a
@@ -169,7 +169,7 @@ def probe(rendered: Rendered, hooks: Rendered, base: Path, paths: dict, interps:
                 res = run_cell(ctx, role, vendor, base, full=False, only=[probe_fixture(role, vendor)])
                 cells[f"matrix:{sh.name}/{env}/{role}/{vendor}"] = res.failures[0] if res.failures else ""
         ctx = Ctx(rendered, sh, "normal", paths["normal"], "direct", interps[sh.name])
-        for vendor in VENDORS if sh.name == DECOY_SHELL else ():
+        for vendor in VENDORS if sh.name == REFERENCE else ():
             for name, doc, pairs in decoy_docs(vendor):
                 matrix = "".join(f'{o.LOCK}{o.suffix(p)}="{h}"\n' for p, h in pairs)
                 exp = o.pre_tool(vendor, doc, {o.suffix(p): h for p, h in pairs})

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import pytest
 from tests.conformance.cells import HOOK_ROLES, Pick, failure_report, run_hooks_cell
-from tests.conformance.kit import ENVS, MATRIX, VENDORS
+from tests.conformance.kit import ENVS, MATRIX, REFERENCE, VENDORS
 
 pytestmark = pytest.mark.slow
 
-REFERENCE = "dash"
 # (env, mode) -> (fixtures under the reference shell, under the others)
 COVERAGE: dict[tuple[str, str], tuple[Pick, Pick]] = {
     ("normal", "direct"): ("all", "all"),

@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import pytest
 from tests.conformance.cells import Pick, failure_report, run_cell
-from tests.conformance.kit import ENVS, MATRIX, MODES, ROLES, VENDORS
+from tests.conformance.kit import ENVS, MATRIX, MODES, REFERENCE, ROLES, VENDORS
 
 pytestmark = pytest.mark.slow
 
-REFERENCE = "dash"
 # (env, mode) -> ((fixtures, every scenario) under the reference shell, the same under the others)
 COVERAGE: dict[tuple[str, str], tuple[tuple[Pick, bool], tuple[Pick, bool]]] = {
     ("normal", "direct"): (("all", True), ("own+1", True)),

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from tests.conformance.conftest import need_shell, tag
 from tests.conformance.kit import CI, MATRIX, NAMES, ROOT, TENTACLE_DIR, Rendered, absolute_argv, env_notes
+from tests.shells import sh_scripts
 
 SCRIPTS = [f"bin/{n}" for n in NAMES.values()] + [f"bin/{TENTACLE_DIR}/{n}" for n in NAMES.values()]
 DIST = ROOT / "dist"
@@ -55,8 +56,7 @@ def test_shellcheck_render(rendered, request, rel):
 def dist_scripts() -> list[str]:
     if not DIST.is_dir():
         return []
-    return sorted(str(p.relative_to(DIST)) for p in DIST.rglob("*")
-                  if p.is_file() and p.read_bytes()[:9] == b"#!/bin/sh")
+    return [str(p.relative_to(DIST)) for p in sh_scripts(DIST)]
 
 
 @pytest.mark.parametrize("rel", dist_scripts() or ["(dist/ not rendered)"])

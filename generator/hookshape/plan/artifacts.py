@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 from hookshape import __version__
 from hookshape.errors import SpecError
@@ -59,9 +60,16 @@ def shell_artifact(loaded: Loaded, path: str, template: str, tentacle: Tentacle 
     return Artifact(path, EXEC, with_header(loaded, body, shebang=True).encode())
 
 
-def awk_artifact(loaded: Loaded, path: str, template: str, tentacle: Tentacle | Group) -> Artifact:
-    body = render_template(template, context(loaded.spec, loaded.vendors, tentacle)).rstrip("\n") + "\n"
+def awk_artifact(loaded: Loaded, path: str, template: str, ctx: dict[str, Any]) -> Artifact:
+    body = render_template(template, ctx).rstrip("\n") + "\n"
     return Artifact(path, DATA, with_header(loaded, body, shebang=False).encode())
+
+
+def job_files(loaded: Loaded, t: Tentacle | Group) -> tuple[str, str, str, str]:
+    """The bin/ files one gate needs: itself, its tentacle or adapter, the awk program beside
+    that, and json.awk."""
+    sub = loaded.spec.harness.tentacle_dir
+    return f"bin/{t.name}", f"bin/{sub}/{t.name}", f"bin/{sub}/{t.name}.awk", f"bin/{sub}/{JSON_AWK}"
 
 
 def script_artifacts(loaded: Loaded) -> list[Artifact]:
@@ -69,7 +77,7 @@ def script_artifacts(loaded: Loaded) -> list[Artifact]:
     beside it, json.awk once for them all, then the hooks' files."""
     out = []
     for t in loaded.spec.gates():
-        out.append(shell_artifact(loaded, f"bin/{t.name}", "gate.sh.jinja", t))
+        out.append(shell_artifact(loaded, job_files(loaded, t)[0], "gate.sh.jinja", t))
         out += job_artifacts(loaded, t)
     if out:
         out.append(json_awk_artifact(loaded))
@@ -78,23 +86,16 @@ def script_artifacts(loaded: Loaded) -> list[Artifact]:
 
 def job_artifacts(loaded: Loaded, t: Tentacle | Group) -> list[Artifact]:
     """A gate's tentacle or adapter and the awk program beside it."""
-    sub = loaded.spec.harness.tentacle_dir
+    _gate, script, program, _json = job_files(loaded, t)
     job = "hooks" if isinstance(t, Group) else f"tentacle-{t.role}"
-    return [shell_artifact(loaded, f"bin/{sub}/{t.name}", f"{job}.sh.jinja", t),
-            awk_artifact(loaded, f"bin/{sub}/{t.name}.awk", f"{job}.awk.jinja", t)]
+    return [shell_artifact(loaded, script, f"{job}.sh.jinja", t),
+            awk_artifact(loaded, program, f"{job}.awk.jinja", context(loaded.spec, loaded.vendors, t))]
 
 
 def json_awk_artifact(loaded: Loaded) -> Artifact:
-    """The JSON parser every awk program runs behind (awk -f json.awk -f <program>)."""
-    sub = loaded.spec.harness.tentacle_dir
-    return awk_artifact(loaded, f"bin/{sub}/{JSON_AWK}", f"fragments/{JSON_AWK}", loaded.spec.gates()[0])
-
-
-def job_files(loaded: Loaded, tentacle: Tentacle | Group) -> list[str]:
-    """The bin/ files one gate needs: itself, its tentacle or adapter, their awk programs."""
-    sub = loaded.spec.harness.tentacle_dir
-    return [f"bin/{tentacle.name}", f"bin/{sub}/{tentacle.name}", f"bin/{sub}/{tentacle.name}.awk",
-            f"bin/{sub}/{JSON_AWK}"]
+    """The JSON parser every awk program runs behind (awk -f json.awk -f <program>): the same
+    for every spec, so it renders from no context."""
+    return awk_artifact(loaded, f"bin/{loaded.spec.harness.tentacle_dir}/{JSON_AWK}", f"fragments/{JSON_AWK}", {})
 
 
 def hook_file_artifacts(loaded: Loaded) -> list[Artifact]:

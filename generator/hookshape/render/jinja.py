@@ -4,7 +4,7 @@ template's final newline survives), plus filters that make spec text safe as sh 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -171,30 +171,24 @@ def render_template(name: str, ctx: dict[str, Any]) -> str:
 
 def _lean_awk(text: str) -> str:
     """The script without the comment and blank lines of its awk programs: the shell reads an
-    awk program in quotes byte by byte on every run, and their comments are a third of it (the
-    templates keep them; the guard lines stay)."""
-    out = []
+    awk program in quotes byte by byte on every run (the templates keep them; the guard lines
+    stay)."""
+    return "".join(line for line, awk in _awk_lines(text)
+                   if not awk or (line.strip() and not line.lstrip().startswith("#")))
+
+
+def _awk_bodies(text: str) -> str:
+    """The text between `# awk-begin` and `# awk-end` guard lines (awk inside single quotes)."""
+    return "".join(line for line, awk in _awk_lines(text) if awk)
+
+
+def _awk_lines(text: str) -> Iterator[tuple[str, bool]]:
+    """Each line (with its end) and whether it lies between an awk-begin and an awk-end guard."""
     on = False
     for line in text.splitlines(keepends=True):
         bare = line.strip()
         if bare.startswith("# awk-end"):
             on = False
-        if not on or (bare and not bare.startswith("#")):
-            out.append(line)
+        yield line, on
         if bare.startswith("# awk-begin"):
             on = True
-    return "".join(out)
-
-
-def _awk_bodies(text: str) -> str:
-    """The text between `# awk-begin` and `# awk-end` guard lines (awk inside single quotes)."""
-    out = []
-    on = False
-    for line in text.splitlines():
-        if line.strip().startswith("# awk-end"):
-            on = False
-        if on:
-            out.append(line)
-        if line.strip().startswith("# awk-begin"):
-            on = True
-    return "\n".join(out)
