@@ -1,4 +1,4 @@
-"""Every awk program of a rendered tentacle (json.awk, then the one beside it) compiles and runs
+"""Every awk program of a rendered tentacle (lib.awk, then the one beside it) compiles and runs
 under every awk at hand.
 
 mawk (Debian's default awk) refuses a program that calls a function it never defines, even on
@@ -24,10 +24,10 @@ MODES = ("main", "dial", "build")
 
 
 def programs(script: Path) -> list[str]:
-    """awk's -f options for the tentacle: the shared parser, then its own program."""
+    """awk's -f options for the tentacle: the shared library, then its own program."""
     own = script.with_name(script.name + ".awk")
     assert own.is_file(), f"{script.name}: no awk program beside it"
-    return ["-f", str(SQUID / "json.awk"), "-f", str(own)]
+    return ["-f", str(SQUID / "lib.awk"), "-f", str(own)]
 
 
 def test_core_awks_present() -> None:

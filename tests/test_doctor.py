@@ -130,7 +130,7 @@ def test_missing_script(wired: Path) -> None:
     assert codes(data, "claude")["missing-script"] == "error"
 
 
-@pytest.mark.parametrize("program", ["pd-hook-prompt.awk", "json.awk"])
+@pytest.mark.parametrize("program", ["pd-hook-prompt.awk", "lib.awk"])
 def test_missing_awk_program(wired: Path, program: str) -> None:
     """Without its awk programs a tentacle says nothing: doctor names the missing one."""
     (wired / HARNESS / "bin/squid" / program).unlink()

@@ -688,7 +688,7 @@ def test_a_renamed_tentacle_dir_goes_with_its_scripts(home: Path, tmp_path: Path
     moved = spec_variant(tmp_path / "moved", {'tentacle_dir = "squid"': 'tentacle_dir = "ink"'})
     result = with_spec(moved, "install", home)
     assert result.code == 0, result.err
-    # the four tentacles, their awk programs and json.awk
+    # the four tentacles, their awk programs and the awk library
     assert "9 no longer in the spec removed" in result.out
     harness = home / HARNESS
     assert not (harness / "bin/squid").exists()

@@ -67,11 +67,11 @@ def test_minimal_spec_with_tentacles_renders_scripts_named_from_the_harness(tmp_
     assert proc.returncode == 0, proc.stderr
     names = sorted(p.relative_to(out).as_posix() for p in (out / "bin").rglob("*") if p.is_file())
     # the built-in jobs' gates and tentacles, and the gate and adapter of the pre_tool hook, each
-    # tentacle and adapter with its awk program, and json.awk
+    # tentacle and adapter with its awk program, and the awk library
     assert names == ["bin/acme-guard-pre-tool", "bin/acme-hook-pre-tool", "bin/acme-hook-prompt",
                      "bin/hooks/acme-guard-pre-tool", "bin/hooks/acme-guard-pre-tool.awk",
                      "bin/hooks/acme-hook-pre-tool", "bin/hooks/acme-hook-pre-tool.awk",
-                     "bin/hooks/acme-hook-prompt", "bin/hooks/acme-hook-prompt.awk", "bin/hooks/json.awk"]
+                     "bin/hooks/acme-hook-prompt", "bin/hooks/acme-hook-prompt.awk", "bin/hooks/lib.awk"]
     gate = (out / "bin" / "acme-hook-prompt").read_text(encoding="utf-8")
     assert "ACME_HOME" in gate and ".acme-guard" in gate and "PD_" not in gate
 

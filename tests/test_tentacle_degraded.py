@@ -323,9 +323,9 @@ def test_awk_prefer_comes_from_the_spec(tmp_path: Path, prefer: list[str], prese
         shutil.rmtree(root, ignore_errors=True)
 
 
-@pytest.mark.parametrize("program", ["json.awk", f"{NAMES['pre_tool']}.awk"])
+@pytest.mark.parametrize("program", ["lib.awk", f"{NAMES['pre_tool']}.awk"])
 def test_without_its_awk_programs_a_tentacle_fails_open(squid: Path, tmp_path: Path, program: str) -> None:
-    """The awk programs lie beside the tentacle (json.awk, then its own); with one of them gone
+    """The awk programs lie beside the tentacle (lib.awk, then its own); with one of them gone
     awk fails, and the tentacle says nothing and exits 0: a locked edit is allowed, no verdict,
     no crash (`hookshape doctor` names the missing file)."""
     copy = tmp_path / "squid"

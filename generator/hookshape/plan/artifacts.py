@@ -11,13 +11,13 @@ from hookshape.errors import SpecError
 from hookshape.plan.capabilities import table, to_json, to_markdown
 from hookshape.plan.configs import render_config
 from hookshape.plan.entries import entries
-from hookshape.render.jinja import context, render_template
+from hookshape.render.jinja import context, render_template, spec_context
 from hookshape.spec.load import PACKAGED_SPEC_NAME, SPEC_NAME, Loaded
 from hookshape.spec.model import Group, Tentacle
 
 EXEC = 0o755
 DATA = 0o644
-JSON_AWK = "json.awk"
+AWK_LIB = "lib.awk"
 
 
 @dataclass(frozen=True)
@@ -67,35 +67,37 @@ def awk_artifact(loaded: Loaded, path: str, template: str, ctx: dict[str, Any]) 
 
 def job_files(loaded: Loaded, t: Tentacle | Group) -> tuple[str, str, str, str]:
     """The bin/ files one gate needs: itself, its tentacle or adapter, the awk program beside
-    that, and json.awk."""
+    that, and the awk library."""
     sub = loaded.spec.harness.tentacle_dir
-    return f"bin/{t.name}", f"bin/{sub}/{t.name}", f"bin/{sub}/{t.name}.awk", f"bin/{sub}/{JSON_AWK}"
+    return f"bin/{t.name}", f"bin/{sub}/{t.name}", f"bin/{sub}/{t.name}.awk", f"bin/{sub}/{AWK_LIB}"
 
 
 def script_artifacts(loaded: Loaded) -> list[Artifact]:
     """Everything under bin/: per gate the gate and its tentacle or adapter with its awk program
-    beside it, json.awk once for them all, then the hooks' files."""
+    beside it, the awk library once for them all, then the hooks' files."""
     out = []
     for t in loaded.spec.gates():
         out.append(shell_artifact(loaded, job_files(loaded, t)[0], "gate.sh.jinja", t))
         out += job_artifacts(loaded, t)
     if out:
-        out.append(json_awk_artifact(loaded))
+        out.append(awk_lib_artifact(loaded))
     return out + hook_file_artifacts(loaded)
 
 
 def job_artifacts(loaded: Loaded, t: Tentacle | Group) -> list[Artifact]:
     """A gate's tentacle or adapter and the awk program beside it."""
-    _gate, script, program, _json = job_files(loaded, t)
+    _gate, script, program, _lib = job_files(loaded, t)
     job = "hooks" if isinstance(t, Group) else f"tentacle-{t.role}"
     return [shell_artifact(loaded, script, f"{job}.sh.jinja", t),
             awk_artifact(loaded, program, f"{job}.awk.jinja", context(loaded.spec, loaded.vendors, t))]
 
 
-def json_awk_artifact(loaded: Loaded) -> Artifact:
-    """The JSON parser every awk program runs behind (awk -f json.awk -f <program>): the same
-    for every spec, so it renders from no context."""
-    return awk_artifact(loaded, f"bin/{loaded.spec.harness.tentacle_dir}/{JSON_AWK}", f"fragments/{JSON_AWK}", {})
+def awk_lib_artifact(loaded: Loaded) -> Artifact:
+    """The awk library every awk program runs behind (awk -f lib.awk -f <program>): the JSON
+    parser and every fragment two or more programs share, rendered from the spec alone (no
+    role: each program says at its start which event it is)."""
+    return awk_artifact(loaded, f"bin/{loaded.spec.harness.tentacle_dir}/{AWK_LIB}", f"{AWK_LIB}.jinja",
+                        spec_context(loaded.spec, loaded.vendors))
 
 
 def hook_file_artifacts(loaded: Loaded) -> list[Artifact]:

@@ -15,7 +15,7 @@ import jinja2
 from hookshape.errors import HookshapeError
 from hookshape.plan import outputs
 from hookshape.plan.matchers import mcp_prefixes
-from hookshape.spec.model import HOOK_DIR, Group, Hook, Spec, Tentacle
+from hookshape.spec.model import EVENTS, HOOK_DIR, ROLES, Group, Hook, Spec, Tentacle
 from hookshape.spec.profiles import Profile
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -137,18 +137,30 @@ def fail_code(spec: Spec) -> int:
     return code + 1 if code < 125 else code - 1
 
 
-def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle | Group) -> dict[str, Any]:
+def spec_context(spec: Spec, vendors: list[Profile]) -> dict[str, Any]:
+    """What a template that belongs to no one tentacle sees (the awk library of bin/<tentacle_dir>)."""
     prefix = spec.harness.prefix
     return {
         "spec": spec,
         "h": spec.harness,
         "vendors": vendors,
-        "tentacle": tentacle,
-        "role": tentacle.role,
         "p": prefix,
         "P": prefix.upper(),
-        "tentacles": spec.jobs(),
         "mcp_prefixes": {v.id: mcp_prefixes(spec, v) for v in vendors},
+        "roles": ROLES,
+        # the vendor tables name the events of the four tentacles and of every hook group
+        "events": [e for e in EVENTS if e in ROLES or any(g.role == e for g in spec.groups())],
+        "adapters": bool(spec.groups()),
+    }
+
+
+def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle | Group) -> dict[str, Any]:
+    prefix = spec.harness.prefix
+    return {
+        **spec_context(spec, vendors),
+        "tentacle": tentacle,
+        "role": tentacle.role,
+        "tentacles": spec.jobs(),
         "deadline": spec.deadline(tentacle),
         # user hooks have their own deadlines: only a timeout counts against them, never slowness
         "slow": spec.gate.slow_ms if isinstance(tentacle, Tentacle) else spec.deadline(tentacle),
