@@ -174,6 +174,8 @@ BAD_SPECS = [
     Bad("vendor-timeout-below-deadline-plus-margin", vendor_timeout_too_low,
         r"(vendors\.claude\.timeout_ms|gate\.deadline_ms)", "must be at least"),
     Bad("duplicate-tentacle-names", duplicate_names, r"tentacles(\[\d+\]\.name)?", "duplicate name"),
+    Bad("tentacle-named-like-the-awk-library", set_key("tentacles.3.name", "lib"), r"tentacles(\[\d+\]\.name)?",
+        "taken by the awk library"),
     Bad("duplicate-roles", duplicate_roles, r"tentacles(\[\d+\]\.role)?", "more than one built-in job"),
     Bad("matcher-regex-does-not-compile", bad_matcher_regex,
         r"tentacles\[1\]\.matcher\.claude", "not a valid regex"),

@@ -13,11 +13,11 @@ from hookshape.plan.configs import render_config
 from hookshape.plan.entries import entries
 from hookshape.render.jinja import context, render_template, spec_context
 from hookshape.spec.load import PACKAGED_SPEC_NAME, SPEC_NAME, Loaded
-from hookshape.spec.model import Group, Tentacle
+from hookshape.spec.model import AWK_LIB_NAME, Group, Tentacle
 
 EXEC = 0o755
 DATA = 0o644
-AWK_LIB = "lib.awk"
+AWK_LIB = f"{AWK_LIB_NAME}.awk"
 
 
 @dataclass(frozen=True)

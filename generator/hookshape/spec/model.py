@@ -34,6 +34,8 @@ Event = Literal["session_start", "prompt", "pre_tool", "post_tool", "stop", "sub
                 "pre_compact", "session_end"]
 EVENTS: tuple[Event, ...] = ("session_start", "prompt", "pre_tool", "post_tool", "stop",
                              "subagent_stop", "pre_compact", "session_end")
+# the awk library beside the tentacles is <this>.awk: no built-in job may take the name
+AWK_LIB_NAME = "lib"
 # events whose entries take a tool matcher
 TOOL_EVENTS: frozenset[str] = frozenset({"pre_tool", "post_tool"})
 # tool classes of a vendor-neutral matcher; anything else is a vendor's raw tool name
@@ -909,6 +911,9 @@ class Spec(Strict):
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"tentacles: duplicate name(s) {', '.join(dupes)}")
+        if AWK_LIB_NAME in names:
+            raise ValueError(f"tentacles: the name {AWK_LIB_NAME!r} is taken by the awk library "
+                             f"beside the tentacles ({AWK_LIB_NAME}.awk)")
         roles = [t.role for t in self.jobs()]
         dup_roles = sorted({r for r in roles if roles.count(r) > 1})
         if dup_roles:
