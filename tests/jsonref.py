@@ -4,12 +4,12 @@ the escaping of a string for JSON (plain ASCII) and for printf %b."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 _IDX = re.compile(r"0|[1-9][0-9]*")
 ABSENT = object()
-_NAMED = {8: b"\\b", 9: b"\\t", 10: b"\\n", 12: b"\\f", 13: b"\\r"}
 _LONE = re.compile("[\ud800-\udfff]")
 
 
@@ -54,39 +54,22 @@ def py_str(v: str) -> bytes:
     return _LONE.sub("\ufffd", v).encode("utf-8")
 
 
-def _esc_char(ch: str) -> str:
-    c = ord(ch)
-    if ch in ('"', "\\"):
-        return "\\" + ch
-    if c in _NAMED:
-        return _NAMED[c].decode()
-    if 32 <= c < 127:
-        return ch
-    if c < 0x10000:
-        return f"\\u{c:04x}"
-    c -= 0x10000
-    return f"\\u{0xD800 + (c >> 10):04x}\\u{0xDC00 + (c & 0x3FF):04x}"
-
-
 def py_esc(b: bytes) -> bytes:
     """The escaping j_esc promises: the bytes read as UTF-8 (each maximal ill-formed part as
     U+FFFD, as Python's errors="replace"), then plain ASCII: backslash, quote, named control
-    escapes, every other character outside printable ASCII as \\uXXXX (a pair above U+FFFF)."""
-    return "".join(_esc_char(ch) for ch in b.decode("utf-8", "replace")).encode("ascii")
+    escapes, every other character outside printable ASCII as \\uXXXX (a pair above U+FFFF).
+    That is exactly the body of json.dumps with ensure_ascii (its C encoder)."""
+    return json.dumps(b.decode("utf-8", "replace"))[1:-1].encode("ascii")
+
+
+_PCT_BYTE = re.compile(rb"[\\\x00-\x1f\x7f-\xff]")
+_PCT = {c: b"\\\\" if c == 0x5C else b"\\0%03o" % c for c in [*range(32), *range(127, 256), 0x5C]}
 
 
 def py_pct(b: bytes) -> bytes:
     """The printf %b form j_pct promises: the bytes read as UTF-8 as py_esc does, backslash
     doubled, bytes below 0x20, 0x7f and every non-ASCII byte as \\0ooo."""
-    out = []
-    for c in b.decode("utf-8", "replace").encode("utf-8"):
-        if c == 0x5C:
-            out.append(b"\\\\")
-        elif c < 32 or c >= 127:
-            out.append(b"\\0%03o" % c)
-        else:
-            out.append(bytes([c]))
-    return b"".join(out)
+    return _PCT_BYTE.sub(lambda m: _PCT[m.group()[0]], b.decode("utf-8", "replace").encode("utf-8"))
 
 
 def py_cap(b: bytes, n: int) -> bytes:
