@@ -260,6 +260,7 @@ def test_doctor_and_status_say_nothing_of_what_is_off(tmp_path: Path) -> None:
 SHELLCHECK = ROOT / ".venv" / "bin" / "shellcheck"
 
 
+@pytest.mark.slow  # a lint of four renders: make test runs it, the edit-run loop leaves it out
 @pytest.mark.parametrize("tables", [
     {"halt": {"enabled": False}},
     {"gate": NO_LEASE},

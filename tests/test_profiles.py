@@ -4,15 +4,14 @@ a broken profile is reported with its file and key path, exit 1, no traceback.""
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from tests import clikit
 from tests.shells import crossed
 
 from hookshape.spec.model import EVENTS
@@ -25,10 +24,7 @@ SHIPPED_IDS = [p.stem for p in SHIPPED]
 
 
 def hookshape(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env.pop("HOOKSHAPE_HOME", None)
-    return subprocess.run([sys.executable, "-m", "hookshape", *map(str, args)], cwd=cwd or ROOT,
-                          capture_output=True, text=True, timeout=120, env=env, check=False)
+    return clikit.hookshape(*args, cwd=cwd, env={"HOOKSHAPE_HOME": None})
 
 
 def test_the_four_vendors_are_shipped() -> None:

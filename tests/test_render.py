@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import tomlkit
+from tests import clikit
 from tests.shells import sh_scripts
 from tests.tentaclekit import suffix
 
@@ -37,11 +38,15 @@ Tree = dict[str, tuple[bytes, bool]]
 
 def hookshape(*args: str | Path, cwd: Path | None = None,
               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = dict(os.environ)
-    full.pop("HOOKSHAPE_HOME", None)
-    full.update(env or {})
-    return subprocess.run([sys.executable, "-m", "hookshape", *map(str, args)], cwd=cwd or ROOT,
-                          capture_output=True, text=True, timeout=300, env=full, check=False)
+    """The CLI in this process, with HOOKSHAPE_HOME unset; a run that sets PYTHONHASHSEED gets a
+    fresh interpreter (the seed only counts at its start)."""
+    if env and "PYTHONHASHSEED" in env:
+        full = dict(os.environ)
+        full.pop("HOOKSHAPE_HOME", None)
+        full.update(env)
+        return subprocess.run([sys.executable, "-m", "hookshape", *map(str, args)], cwd=cwd or ROOT,
+                              capture_output=True, text=True, timeout=300, env=full, check=False)
+    return clikit.hookshape(*args, cwd=cwd, env={"HOOKSHAPE_HOME": None, **(env or {})})
 
 
 def tree(folder: Path) -> Tree:

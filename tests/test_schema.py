@@ -5,24 +5,23 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests import clikit
 
 from hookshape.commands.schema import DIALECT, schema_text
 from hookshape.spec.model import Spec
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"
-HS = [sys.executable, "-m", "hookshape"]
 TYPES = {"object", "array", "string", "integer", "number", "boolean", "null"}
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HS, *args], capture_output=True, text=True, cwd=cwd, check=False)
+    return clikit.hookshape(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests import clikit
 from tests.gatekit import CRASH, GATE, NAMES, PHASES, SILENT, SPEC, Rig
-from tests.shells import ROOT
 
 from hookshape.diagnose import health
 
@@ -18,11 +16,9 @@ HOME_DIR = SPEC.harness.home_default.removeprefix("~/")
 
 
 def status(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items()
-            if k not in (SPEC.harness.home_env, "HOOKSHAPE_HOME", SPEC.halt.sentinel_env,
-                         GATE.kill_switch_env)}
-    return subprocess.run([sys.executable, "-m", "hookshape", "status", *args], capture_output=True,
-                          text=True, env={**base, **(env or {})}, cwd=ROOT, timeout=60, check=False)
+    unset: dict[str, str | None] = {k: None for k in (SPEC.harness.home_env, "HOOKSHAPE_HOME", SPEC.halt.sentinel_env,
+                                                      GATE.kill_switch_env)}
+    return clikit.hookshape("status", *args, env={**unset, **(env or {})})
 
 
 @pytest.fixture

@@ -139,14 +139,14 @@ def render(out: Path, templates: Path | None = None, spec: Path = SPEC_PATH) -> 
 def spec_with_hooks(dest: Path, hooks: list[dict[str, Any]]) -> Path:
     """The default spec with its [[tentacles]] replaced by these [[hooks]], written to
     dest/hookshape.toml."""
-    import tomlkit
+    import tomli_w
 
     data = dict(SPEC)
     data.pop("tentacles", None)
     data["hooks"] = hooks
     dest.mkdir(parents=True, exist_ok=True)
     path = dest / "hookshape.toml"
-    path.write_text(tomlkit.dumps(data))
+    path.write_text(tomli_w.dumps(data))
     return path
 
 

@@ -59,6 +59,9 @@ def dist_scripts() -> list[str]:
     return [str(p.relative_to(DIST)) for p in sh_scripts(DIST)]
 
 
+# make test-fast leaves it to test_shellcheck_render: both targets check `render --check` first,
+# so dist/ holds the same scripts
+@pytest.mark.slow
 @pytest.mark.parametrize("rel", dist_scripts() or ["(dist/ not rendered)"])
 def test_shellcheck_dist(request, rel):
     """Every committed script in dist/ has zero shellcheck findings (`make check` runs the same)."""
