@@ -4,12 +4,11 @@ rendering the same dist/ as the repository; refusals are one line, exit 1, nothi
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests import clikit
 
 from hookshape.commands import init
 from hookshape.commands.schema import schema_text
@@ -18,14 +17,11 @@ from installkit import unwritable
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"
 DIST = ROOT / "dist"
-HOOKSHAPE = Path(sys.executable).parent / "hookshape"
 SCHEMA_LINE = "#:schema ./hookshape.schema.json"
 
 
-def hs(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("HOOKSHAPE_HOME", "HOOKSHAPE_SPEC")}
-    return subprocess.run([str(HOOKSHAPE), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env, check=False)
+def hs(*args: str, cwd: Path, env: dict[str, str | None] | None = None) -> subprocess.CompletedProcess[str]:
+    return clikit.hookshape(*args, cwd=cwd, env={"HOOKSHAPE_HOME": None, "HOOKSHAPE_SPEC": None, **(env or {})})
 
 
 def one_error(proc: subprocess.CompletedProcess[str]) -> str:
@@ -148,10 +144,7 @@ def test_every_shipped_example_validates(tmp_path: Path) -> None:
 
 def test_a_set_hookshape_spec_is_warned_about(tmp_path: Path) -> None:
     """The next commands would read $HOOKSHAPE_SPEC, not the spec just written: say so."""
-    env = {k: v for k, v in os.environ.items() if k != "HOOKSHAPE_HOME"}
-    env["HOOKSHAPE_SPEC"] = str(SPEC)
-    proc = subprocess.run([str(HOOKSHAPE), "init"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120, env=env, check=False)
+    proc = hs("init", cwd=tmp_path, env={"HOOKSHAPE_SPEC": str(SPEC)})
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == (f"hookshape: warning: HOOKSHAPE_SPEC is set: commands read that spec, "
                            f"not {tmp_path / 'hookshape.toml'}; unset it\n")
