@@ -19,7 +19,6 @@ import resource
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 import tomllib
 from collections.abc import Iterator
@@ -29,6 +28,7 @@ from typing import Any
 
 import pytest
 from tests.farms import busybox_farm, farm
+from tests.scratch import short_root
 from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell, shell
 
 from hookshape.plan import outputs
@@ -308,13 +308,9 @@ def sh(request: pytest.FixtureRequest) -> Shell:
 
 @pytest.fixture
 def pd(squid: Path, sh: Shell) -> Iterator[Pd]:
-    """A harness under a short private dir: plain, readable lock keys for its files (the long
-    pytest tmp paths hold "_" and "-", which take hashed keys)."""
-    root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))
-    try:
+    """A harness under a short private dir (scratch.short_root: plain, readable lock keys)."""
+    with short_root() as root:
         yield Pd(root, squid, sh)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------

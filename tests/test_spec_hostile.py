@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import shutil
 import subprocess
 import tempfile
 import tomllib
@@ -26,6 +25,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from tests import clikit
 from tests.gatekit import Rig
+from tests.scratch import short_root
 from tests.shells import FAST, ROOT, sh_scripts, shell
 from tests.tentaclekit import Pd, p_edit, p_prompt, p_shell, p_stop, render, suffix
 
@@ -141,12 +141,9 @@ def write_spec(folder: Path, data: dict[str, Any]) -> Path:
 def free_fields() -> tuple[Path_, ...]:
     """The fields that take free text (messages, the distress lines, tool matchers): the ones
     that accept a command substitution, a quote and a newline."""
-    folder = Path(tempfile.mkdtemp(prefix="pdf", dir="/tmp"))
-    try:
+    with short_root("pdf") as folder:
         return tuple(at for at in FIELDS
                      if accepted(write_spec(folder, with_values({at: PIECES[0] + "'\"\n"}))))
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def accepted(path: Path) -> bool:
@@ -241,11 +238,8 @@ def exercise(spec: Path, work: Path) -> None:
 
 @pytest.fixture
 def work() -> Iterator[Path]:
-    root = Path(tempfile.mkdtemp(prefix="pdh", dir="/tmp"))
-    try:
+    with short_root("pdh") as root:
         yield root
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 # --- the tests --------------------------------------------------------------------------------

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 from tests.farms import farm
+from tests.scratch import short_root
 from tests.shells import AWK_PREFER, CORE, FAST, InTurn, tentacle_awk
 from tests.tentaclekit import (
     DASH,
@@ -309,8 +309,7 @@ def test_awk_prefer_comes_from_the_spec(tmp_path: Path, prefer: list[str], prese
     squid = render(tmp_path / "out", spec)
     script = (squid / NAMES["pre_tool"]).read_text()
     assert script.count("command -v '") == len(prefer)
-    root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))  # short: lock keys are cut at 80
-    try:
+    with short_root() as root:
         pd = Pd(root, squid, CORE[0])
         pd.env["PATH"], log = _awk_shims(pd.root, present, hide=tuple(prefer))
         target = pd.proj / "src" / "a.ts"
@@ -319,8 +318,6 @@ def test_awk_prefer_comes_from_the_spec(tmp_path: Path, prefer: list[str], prese
         assert pd.run("pre_tool", p_edit("claude", "src/a.ts", pd.proj), env=env).json == \
             tool_block("claude", block_msg(target, "bob"))
         assert set(log.read_text().split()) == {used}
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.mark.parametrize("program", ["lib.awk", f"{NAMES['pre_tool']}.awk"])

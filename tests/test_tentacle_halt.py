@@ -635,19 +635,17 @@ def test_stop_first_then_a_clean_cycle_complies_once(pd: Pd, vendor: str) -> Non
 
 
 
+from tests.scratch import short_root  # noqa: E402
 from tests.shells import MATRIX, shell  # noqa: E402
 
 
 @pytest.mark.parametrize("shell_name", [s.name for s in MATRIX])
 def test_seen_from_any_tentacle_in_every_shell(squid: Path, shell_name: str) -> None:
-    import shutil
-    import tempfile
 
     sh = shell(shell_name)
     if not sh.available:
         pytest.fail(f"{shell_name} is not installed")
-    root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))
-    try:
+    with short_root() as root:
         pd = Pd(root, squid, sh)
         env = halted(pd, "claude")
         pd.run("stop", p_stop("claude", "done", pd.proj, session="s-stop"), env=env)
@@ -658,5 +656,3 @@ def test_seen_from_any_tentacle_in_every_shell(squid: Path, shell_name: str) -> 
         got = [ln.split(" ts:")[0] for ln in seen_lines(pd)]
         assert got == [f"control SEEN session:{s} provider:claude" for s in ("s-stop", "s-pre", "s-post")]
         assert complied_lines(pd) == []
-    finally:
-        shutil.rmtree(root, ignore_errors=True)

@@ -12,14 +12,15 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import tempfile
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 import tomlkit
+from tests.scratch import short_root
 from tests.shells import InTurn, Shell
 from tests.tentaclekit import (
     DASH,
@@ -117,16 +118,8 @@ def squids(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.fixture
 def harness(squids: dict[str, Path], sh: Shell) -> Iterator[Callable[[str], Pd]]:
     """A private harness running the tentacles of one of SPECS."""
-    roots: list[Path] = []
-
-    def make(name: str) -> Pd:
-        root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))  # short: plain lock keys
-        roots.append(root)
-        return Pd(root, squids[name], sh)
-
-    yield make
-    for root in roots:
-        shutil.rmtree(root, ignore_errors=True)
+    with ExitStack() as roots:
+        yield lambda name: Pd(roots.enter_context(short_root()), squids[name], sh)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.scratch import short_root
 from tests.shells import MATRIX, InTurn, Shell
 from tests.tentaclekit import (
     DASH,
@@ -656,8 +655,8 @@ def test_adversarial_sizes_every_shell(squid: Path, shell: Shell) -> None:
     oversize rule, a capped reason, and a warn answer behind a block answer."""
     if not shell.available:
         pytest.fail(f"{shell.name} is not installed (the conformance matrix is required)")
-    pd = Pd(Path(tempfile.mkdtemp(prefix="pd", dir="/tmp")), squid, shell)
-    try:
+    with short_root() as root:
+        pd = Pd(root, squid, shell)
         target = pd.proj / "src" / "a.py"
         holder = "h\\$" * 7000
         pd.lock(target, holder)
@@ -679,5 +678,3 @@ def test_adversarial_sizes_every_shell(squid: Path, shell: Shell) -> None:
         assert reason.startswith(block_msg(pd.proj / names[0], "bob")) and len(reason) <= MAX["reason_max"]
         r = gate(pd, "codex", payload, PD_SUGGESTIBILITY="warn")
         assert r.out == b"" and r.stderr.startswith(warn_msg(pd.proj / names[0], "bob"))
-    finally:
-        shutil.rmtree(pd.root, ignore_errors=True)

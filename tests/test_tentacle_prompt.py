@@ -12,7 +12,6 @@ import re
 import shutil
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ import pytest
 import tomlkit
 from tests.farms import farm
 from tests.gatekit import Rig
+from tests.scratch import short_root
 from tests.shells import InTurn, crossed
 from tests.tentaclekit import (
     FIXTURES,
@@ -461,11 +461,8 @@ def inbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Inbox, Pat
 
 @pytest.fixture
 def ipd(inbox: tuple[Inbox, Path], sh) -> Iterator[Pd]:
-    root = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))
-    try:
+    with short_root() as root:
         yield Pd(root, inbox[1], sh)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def inbox_line(count: int) -> str:
