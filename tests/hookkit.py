@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 import tomlkit
-from tests.conformance.kit import Home, absolute_argv, interpreters, new_home
+from tests.conformance.kit import Home, absolute_argv, dialect, in_turn, interpreters, new_home
 from tests.conformance.oracle import put
 from tests.shells import FAST, MATRIX, ROOT, InTurn, Shell, shell
 from tests.tentaclekit import patch_body
@@ -395,13 +395,6 @@ def says(vendor: str, kind: outputs.Kind, event: Event) -> bool:
     return outputs.resolved(PROFILES[vendor], kind, event) is not None
 
 
-def dialect(vendor: str, *cells: tuple[outputs.Kind, Event]) -> tuple[tuple[bool, bool], ...]:
-    """What a gate's shell prints for these answers of the vendor: whether it has the answer
-    at all and whether it is said on stderr (with the verdict code) rather than on stdout."""
-    return tuple((says(vendor, kind, event), outputs.on_stderr(PROFILES[vendor], kind, event))
-                 for kind, event in cells)
-
-
 def shells_by_dialect(turn: InTurn, *cells: tuple[outputs.Kind, Event]) -> list[tuple[Shell, str]]:
     """(sh, vendor) params of a test of answers through a gate. The awk of the gate makes the
     answer, the same under every shell; the shell only prints the fields it gets (a stdout line,
@@ -412,10 +405,7 @@ def shells_by_dialect(turn: InTurn, *cells: tuple[outputs.Kind, Event]) -> list[
         vendor = turn.values[turn.turn % len(turn.values)]
         turn.turn += 1
         return [(SHELLS[0], vendor)]
-    groups: dict[tuple[tuple[bool, bool], ...], list[str]] = {}
-    for v in VENDORS:
-        groups.setdefault(dialect(v, *cells), []).append(v)
     pairs = [(SHELLS[0], v) for v in VENDORS]
     for i, sh in enumerate(SHELLS[1:]):
-        pairs += [(sh, members[i % len(members)]) for _, members in sorted(groups.items())]
+        pairs += [(sh, v) for v in in_turn(i, lambda v: dialect(v, *cells))]
     return pairs

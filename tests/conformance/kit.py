@@ -12,7 +12,7 @@ import os
 import shutil
 import subprocess
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -57,6 +57,50 @@ MODES = ("direct", "gate")
 # verdict into a timeout, so the deadline and slow line are raised (well below the 5 s vendor
 # timeout the config writes, which the gate never sees)
 GATE_TIMING = {GATE["deadline_env"]: "4000", GATE["slow_env"]: "4000"}
+
+
+# ------------------------------------------------------------------------ output dialects --
+#
+# The awk program of a tentacle or adapter makes the answer, the same under every shell; the shell
+# only prints the fields it gets (a stdout line, a stderr line, the verdict code) and writes the
+# state the program names. So a shell can change a vendor's result only through the vendor's
+# output dialect: the reference shell meets every vendor, every other shell one vendor of each
+# dialect, the vendors of a dialect in turn over the shells.
+
+# the answers a script of each role can give (a gate adds the vendor's allow answer)
+ROLE_ANSWERS: dict[str, tuple[outputs.Kind, ...]] = {
+    "pre_tool": ("deny", "warn", "allow"),
+    "prompt": ("context", "allow"),
+    "stop": ("stop", "suggest", "allow"),
+    "post_tool": ("allow",),
+}
+
+
+def dialect(vendor: str, *cells: tuple[outputs.Kind, Any]) -> tuple[tuple[bool, bool], ...]:
+    """What a script's shell prints for these answers of the vendor: whether it has the answer
+    at all and whether it is said on stderr (with the verdict code) rather than on stdout."""
+    prof = PROFILES[vendor]
+    return tuple((outputs.resolved(prof, kind, event) is not None, outputs.on_stderr(prof, kind, event))
+                 for kind, event in cells)
+
+
+def in_turn(turn: int, key: Callable[[str], Any]) -> list[str]:
+    """One vendor of each group the key makes: the turn-th of its vendors (round)."""
+    groups: dict[Any, list[str]] = {}
+    for v in VENDORS:
+        groups.setdefault(key(v), []).append(v)
+    return sorted(members[turn % len(members)] for _, members in sorted(groups.items()))
+
+
+def role_vendors(sh: Shell, role: str) -> list[str]:
+    """The vendors a matrix cell of this shell and role runs: all under the reference shell,
+    one of each dialect of the role's answers under the others (the stop tentacle's shell also
+    writes the vendor's loop guard, a counter or a flag: that splits its dialects too)."""
+    if sh.name == REFERENCE:
+        return list(VENDORS)
+    cells = [(kind, role) for kind in ROLE_ANSWERS[role]]
+    return in_turn(MATRIX.index(sh), lambda v: (dialect(v, *cells),
+                                                PROFILES[v].output.stop_guard if role == "stop" else ""))
 
 
 def fixtures(vendor: str) -> list[Path]:

@@ -14,16 +14,17 @@ awk reads of an event is the same under every shell), and under every other shel
 the adapter's own event and one foreign one (another one per shell); the adapter alone (direct)
 only under dash, since the gate's run of it is the same script with the same stdin; busybox only
 (every applet a busybox one: head -c, rm, sleep, ps) runs the fixtures of the adapter's own
-event through the gate under every shell. No jq and no jq nor
-python3 are not crossed: nothing rendered calls either (tests/conformance/test_static.py proves
-it once for every script).
+event through the gate under every shell. Dash meets every vendor, every other shell one vendor
+of each output dialect of the event (kit.role_vendors), the vendors of a dialect in turn over the
+shells. A PATH without jq or python3 is not crossed: nothing rendered calls either
+(tests/conformance/test_static.py proves it once for every script).
 """
 
 from __future__ import annotations
 
 import pytest
 from tests.conformance.cells import HOOK_ROLES, Pick, failure_report, run_hooks_cell
-from tests.conformance.kit import ENVS, MATRIX, REFERENCE, VENDORS
+from tests.conformance.kit import ENVS, MATRIX, REFERENCE, role_vendors
 
 pytestmark = pytest.mark.slow
 
@@ -33,18 +34,14 @@ COVERAGE: dict[tuple[str, str], tuple[Pick, Pick]] = {
     ("normal", "gate"): ("all", "own+1"),
     ("busybox", "gate"): ("own", "own"),
 }
-CELLS = [(env, mode) for env in ENVS for mode in ("direct", "gate") if (env, mode) in COVERAGE]
-DIRECT_SHELLS = (REFERENCE,)
+# the adapter alone (direct) only under the reference shell: the gate runs the same script
+CELLS = [pytest.param(sh, env, mode, role, vendor, id=f"{sh.name}-{env}-{mode}-{role}-{vendor}")
+         for sh in MATRIX for env in ENVS for mode in ("direct", "gate")
+         if (env, mode) in COVERAGE and (mode != "direct" or sh.name == REFERENCE)
+         for role in HOOK_ROLES for vendor in role_vendors(sh, role)]
 
 
-SHELL_CELLS = [pytest.param(sh, env, mode, id=f"{sh.name}-{env}-{mode}")
-               for sh in MATRIX for env, mode in CELLS
-               if mode != "direct" or sh.name in DIRECT_SHELLS]
-
-
-@pytest.mark.parametrize("vendor", VENDORS)
-@pytest.mark.parametrize("role", HOOK_ROLES)
-@pytest.mark.parametrize(("sh", "env", "mode"), SHELL_CELLS)
+@pytest.mark.parametrize(("sh", "env", "mode", "role", "vendor"), CELLS)
 def test_hooks_cell(make_ctx, rendered_hooks, base, request, sh, env, mode, role, vendor):
     ctx = make_ctx(sh, env, mode, kind="hooks", tree=rendered_hooks)
     pick = COVERAGE[(env, mode)][sh.name != REFERENCE]
