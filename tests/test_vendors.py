@@ -4,26 +4,22 @@ can enforce, as a table and as JSON that agrees with `hookshape capabilities --j
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from tests import clikit
 
 from hookshape.spec.model import ROLES
 from hookshape.spec.profiles import builtin_dir, load_profiles
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"
-HOOKSHAPE = Path(sys.executable).parent / "hookshape"
 LEVELS = {"enforced", "best-effort", "observe-only", "unsupported"}
 
 
 def hs(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("HOOKSHAPE_HOME", "HOOKSHAPE_SPEC")}
-    return subprocess.run([str(HOOKSHAPE), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env, check=False)
+    return clikit.hookshape(*args, cwd=cwd, env={"HOOKSHAPE_HOME": None, "HOOKSHAPE_SPEC": None})
 
 
 def vendors_json(*args: str, cwd: Path) -> dict[str, Any]:
@@ -113,7 +109,6 @@ def test_a_bad_spec_is_one_line(tmp_path: Path) -> None:
 
 
 def test_help_lists_init_and_vendors(tmp_path: Path) -> None:
-    assert shutil.which(str(HOOKSHAPE))
     proc = hs("--help", cwd=tmp_path)
     assert proc.returncode == 0
     names = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("  ")]
