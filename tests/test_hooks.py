@@ -41,7 +41,7 @@ from tests.hookkit import (
     write_spec,
 )
 from tests.installkit import hs
-from tests.shells import ROOT, InTurn, Shell, wait_gone
+from tests.shells import ROOT, InTurn, Shell, crossed, wait_gone
 from tests.test_spec import assert_user_error, hookshape
 
 from hookshape.diagnose import health
@@ -155,8 +155,8 @@ def test_stdin_and_view_of_tool_calls_and_stop(sh: Shell, vendor: str, box: Box,
         assert box.view(hook) == expected_view(box, tree, vendor, event, hook, **want), label
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
-@pytest.mark.parametrize("event", EVERY)
+# fast mode: each event once, the vendors in turn
+@pytest.mark.parametrize(("event", "vendor"), crossed(EVERY, VENDORS))
 def test_every_event_reaches_its_hook(event: Event, vendor: str, box: Box,
                                       trees: Callable[[str], Tree]) -> None:
     """Each of the eight events runs its gate's hook with the event and its name in the view;
@@ -300,8 +300,9 @@ def test_stdout_of_exit_0_is_dropped_where_it_is_not_context(event: Event, vendo
     assert_allowed(box.run(tree, event, raw(doc), vendor), vendor, event)
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
-@pytest.mark.parametrize("event", ["prompt", "session_start", "post_tool", "pre_compact", "session_end"])
+# fast mode: each event once, the vendors in turn
+@pytest.mark.parametrize(("event", "vendor"),
+                         crossed(["prompt", "session_start", "post_tool", "pre_compact", "session_end"], VENDORS))
 def test_exit_2_where_nothing_blocks_is_context(event: Event, vendor: str, box: Box,
                                                 trees: Callable[[str], Tree]) -> None:
     tree = trees("probe")
