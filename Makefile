@@ -9,6 +9,9 @@ JOBS ?= auto
 SHELL_PKGS := busybox posh yash mksh ksh93u+m zsh
 TOOL_PKGS := hyperfine strace gawk original-awk
 SHELL_BINS := busybox posh yash mksh ksh93 zsh
+# pytest with bytecode caches even where the environment turns them off: each of its processes
+# would otherwise compile and assert-rewrite every test module again (about 5 s of CPU each)
+PYTEST := PYTHONDONTWRITEBYTECODE= $(PY) -m pytest
 
 .PHONY: render check test test-fast conformance shells live live-clis bench package schema dists clean
 
@@ -45,18 +48,18 @@ live-clis:
 
 test: $(STAMP) shells live-clis
 	$(HS) render --check
-	$(PY) -m pytest -n $(JOBS) -q
+	$(PYTEST) -n $(JOBS) -q
 
 # the edit-run loop: every behaviour once, under dash and mawk, no live tier, no slow meta-tests
 test-fast: $(STAMP)
 	$(HS) render --check
-	HOOKSHAPE_FAST=1 $(PY) -m pytest -n $(JOBS) -q -m "not live and not slow"
+	HOOKSHAPE_FAST=1 $(PYTEST) -n $(JOBS) -q -m "not live and not slow"
 
 conformance: $(STAMP) shells
-	$(PY) -m pytest -n $(JOBS) -q tests/conformance
+	$(PYTEST) -n $(JOBS) -q tests/conformance
 
 live: $(STAMP) live-clis
-	$(PY) -m pytest -q -m live tests/live
+	$(PYTEST) -q -m live tests/live
 
 bench: $(STAMP) shells
 	$(PY) tests/bench.py

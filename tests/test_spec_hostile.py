@@ -295,7 +295,7 @@ def test_every_accepted_hostile_value_at_once(work: Path) -> None:
 
 
 # make test-fast: the same properties on fewer (derandomized) examples
-@settings(max_examples=10 if FAST else 40, derandomize=True, deadline=None,
+@settings(max_examples=5 if FAST else 40, derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(at=st.sampled_from(FIELDS), value=HOSTILE)
 def test_a_hostile_string_field_is_rejected_or_stays_data(work: Path, at: Path_, value: str) -> None:
@@ -307,7 +307,7 @@ def test_a_hostile_string_field_is_rejected_or_stays_data(work: Path, at: Path_,
     exercise(spec, case / "run")
 
 
-@settings(max_examples=8 if FAST else 30, derandomize=True, deadline=None,
+@settings(max_examples=4 if FAST else 30, derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data(), value=HOSTILE)
 def test_hostile_free_text_stays_data(work: Path, data: st.DataObject, value: str) -> None:
