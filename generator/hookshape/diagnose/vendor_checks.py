@@ -20,7 +20,7 @@ from hookshape.diagnose.survey import Handler, Survey, lookup, trusted
 from hookshape.edit.formats import switches
 from hookshape.install.ledger import ledger_path
 from hookshape.install.paths import Scope, also_read, config_path, harness_home, legacy_paths
-from hookshape.plan.artifacts import AWK_LIB
+from hookshape.plan.artifacts import job_files
 from hookshape.plan.entries import entries
 from hookshape.spec.profiles import Profile
 
@@ -132,9 +132,10 @@ def _script_findings(ctx: Ctx, command: str, where: str) -> list[Finding]:
                         "(it breaks after a cd, and some vendors expand $VARS themselves)",
                         f"run `{ctx.hs('install')}` (it writes absolute, quoted paths)")]
     path = Path(script)
-    sub = ctx.loaded.spec.harness.tentacle_dir
+    # the gate's files, laid out around it as in bin/
+    gate, job, program, lib = (path.parent / rel.removeprefix("bin/") for rel in job_files(ctx.loaded, path.name))
     out = []
-    for target in (path, path.parent / sub / path.name):
+    for target in (gate, job):
         if not target.is_file():
             out.append(Finding("error", "missing-script", f"{where}: {target} does not exist",
                                f"run `{ctx.hs('install')}`"))
@@ -142,9 +143,9 @@ def _script_findings(ctx: Ctx, command: str, where: str) -> list[Finding]:
             out.append(Finding("error", "not-executable", f"{where}: {target} is not executable",
                                f"chmod 0755 {target} (or run `{ctx.hs('install')}`)"))
     # the awk programs beside the tentacle: without them it says nothing, every call allowed
-    for program in (path.parent / sub / f"{path.name}.awk", path.parent / sub / AWK_LIB):
-        if (path.parent / sub / path.name).is_file() and not program.is_file():
-            out.append(Finding("error", "missing-script", f"{where}: {program} does not exist (the "
+    for target in (program, lib) if job.is_file() else ():
+        if not target.is_file():
+            out.append(Finding("error", "missing-script", f"{where}: {target} does not exist (the "
                                "tentacle beside it then allows every call)", f"run `{ctx.hs('install')}`"))
     return out
 

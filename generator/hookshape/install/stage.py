@@ -42,7 +42,7 @@ def from_dist(source: Path) -> dict[str, bytes]:
 def check_complete(loaded: Loaded, scripts: dict[str, bytes], source: Path) -> None:
     """A dist copy must hold every file of every gate of the spec in use."""
     for tentacle in loaded.spec.gates():
-        for rel in job_files(loaded, tentacle):
+        for rel in job_files(loaded, tentacle.name):
             if rel not in scripts:
                 raise HookshapeError(f"{source}: no {rel} in MANIFEST; was it rendered from "
                                      f"another spec than {loaded.spec_path}?")

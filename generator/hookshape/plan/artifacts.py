@@ -65,11 +65,15 @@ def awk_artifact(loaded: Loaded, path: str, template: str, ctx: dict[str, Any]) 
     return Artifact(path, DATA, with_header(loaded, body, shebang=False).encode())
 
 
-def job_files(loaded: Loaded, t: Tentacle | Group) -> tuple[str, str, str, str]:
-    """The bin/ files one gate needs: itself, its tentacle or adapter, the awk program beside
-    that, and the awk library."""
+def awk_lib_path(loaded: Loaded) -> str:
+    return f"bin/{loaded.spec.harness.tentacle_dir}/{AWK_LIB}"
+
+
+def job_files(loaded: Loaded, name: str) -> tuple[str, str, str, str]:
+    """The bin/ files the gate of this name needs: itself, its tentacle or adapter, the awk
+    program beside that, and the awk library."""
     sub = loaded.spec.harness.tentacle_dir
-    return f"bin/{t.name}", f"bin/{sub}/{t.name}", f"bin/{sub}/{t.name}.awk", f"bin/{sub}/{AWK_LIB}"
+    return f"bin/{name}", f"bin/{sub}/{name}", f"bin/{sub}/{name}.awk", awk_lib_path(loaded)
 
 
 def script_artifacts(loaded: Loaded) -> list[Artifact]:
@@ -77,7 +81,7 @@ def script_artifacts(loaded: Loaded) -> list[Artifact]:
     beside it, the awk library once for them all, then the hooks' files."""
     out = []
     for t in loaded.spec.gates():
-        out.append(shell_artifact(loaded, job_files(loaded, t)[0], "gate.sh.jinja", t))
+        out.append(shell_artifact(loaded, job_files(loaded, t.name)[0], "gate.sh.jinja", t))
         out += job_artifacts(loaded, t)
     if out:
         out.append(awk_lib_artifact(loaded))
@@ -86,7 +90,7 @@ def script_artifacts(loaded: Loaded) -> list[Artifact]:
 
 def job_artifacts(loaded: Loaded, t: Tentacle | Group) -> list[Artifact]:
     """A gate's tentacle or adapter and the awk program beside it."""
-    _gate, script, program, _lib = job_files(loaded, t)
+    _gate, script, program, _lib = job_files(loaded, t.name)
     job = "hooks" if isinstance(t, Group) else f"tentacle-{t.role}"
     return [shell_artifact(loaded, script, f"{job}.sh.jinja", t),
             awk_artifact(loaded, program, f"{job}.awk.jinja", context(loaded.spec, loaded.vendors, t))]
@@ -96,8 +100,7 @@ def awk_lib_artifact(loaded: Loaded) -> Artifact:
     """The awk library every awk program runs behind (awk -f lib.awk -f <program>): the JSON
     parser and every fragment two or more programs share, rendered from the spec alone (no
     role: each program says at its start which event it is)."""
-    return awk_artifact(loaded, f"bin/{loaded.spec.harness.tentacle_dir}/{AWK_LIB}", f"{AWK_LIB}.jinja",
-                        spec_context(loaded.spec, loaded.vendors))
+    return awk_artifact(loaded, awk_lib_path(loaded), f"{AWK_LIB}.jinja", spec_context(loaded.spec, loaded.vendors))
 
 
 def hook_file_artifacts(loaded: Loaded) -> list[Artifact]:
