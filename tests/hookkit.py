@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 import tomlkit
-from tests.conformance.kit import Home, absolute_argv, dialect, in_turn, interpreters, new_home
+from tests.conformance.kit import Home, absolute_argv, by_dialect, interpreters, new_home
 from tests.conformance.oracle import put
 from tests.shells import FAST, MATRIX, ROOT, InTurn, Shell, shell
 from tests.tentaclekit import patch_body
@@ -405,7 +405,4 @@ def shells_by_dialect(turn: InTurn, *cells: tuple[outputs.Kind, Event]) -> list[
         vendor = turn.values[turn.turn % len(turn.values)]
         turn.turn += 1
         return [(SHELLS[0], vendor)]
-    pairs = [(SHELLS[0], v) for v in VENDORS]
-    for i, sh in enumerate(SHELLS[1:]):
-        pairs += [(sh, v) for v in in_turn(i, lambda v: dialect(v, *cells))]
-    return pairs
+    return [(sh, v) for sh in SHELLS for v in by_dialect(sh, *cells)]

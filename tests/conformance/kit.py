@@ -84,23 +84,25 @@ def dialect(vendor: str, *cells: tuple[outputs.Kind, Any]) -> tuple[tuple[bool, 
                  for kind, event in cells)
 
 
-def in_turn(turn: int, key: Callable[[str], Any]) -> list[str]:
-    """One vendor of each group the key makes: the turn-th of its vendors (round)."""
+def by_dialect(sh: Shell, *cells: tuple[outputs.Kind, Any], more: Callable[[str], Any] = lambda v: "") -> list[str]:
+    """The vendors a test of these answers runs under this shell: all under the reference shell;
+    under any other one vendor of each dialect (split further by `more`), the vendors of a
+    dialect in turn over the shells."""
+    if sh.name == REFERENCE:
+        return list(VENDORS)
     groups: dict[Any, list[str]] = {}
     for v in VENDORS:
-        groups.setdefault(key(v), []).append(v)
+        groups.setdefault((dialect(v, *cells), more(v)), []).append(v)
+    turn = MATRIX.index(sh)
     return sorted(members[turn % len(members)] for _, members in sorted(groups.items()))
 
 
 def role_vendors(sh: Shell, role: str) -> list[str]:
-    """The vendors a matrix cell of this shell and role runs: all under the reference shell,
-    one of each dialect of the role's answers under the others (the stop tentacle's shell also
-    writes the vendor's loop guard, a counter or a flag: that splits its dialects too)."""
-    if sh.name == REFERENCE:
-        return list(VENDORS)
-    cells = [(kind, role) for kind in ROLE_ANSWERS[role]]
-    return in_turn(MATRIX.index(sh), lambda v: (dialect(v, *cells),
-                                                PROFILES[v].output.stop_guard if role == "stop" else ""))
+    """The vendors a matrix cell of this shell and role runs (by_dialect of the role's answers;
+    the stop tentacle's shell also writes the vendor's loop guard, a counter or a flag: that
+    splits its dialects too)."""
+    return by_dialect(sh, *[(kind, role) for kind in ROLE_ANSWERS[role]],
+                      more=lambda v: PROFILES[v].output.stop_guard if role == "stop" else "")
 
 
 def fixtures(vendor: str) -> list[Path]:
