@@ -31,16 +31,16 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from click.testing import CliRunner
+from tests import clikit
 from tests.tentaclekit import suffix  # the one copy of the lock key rule (README, "Lock keys")
 
-from hookshape.cli import cli
 from hookshape.spec.load import load
 from hookshape.spec.model import Spec
 
 from . import runner
-from .mock.server import MockServer, Script
+from .mock.server import MockServer, Script, ToolCall
 
 SPEC = runner.REPO_ROOT / "hookshape.toml"
 
@@ -236,7 +236,7 @@ class Setup:
     def install(self) -> Setup:
         """`hookshape install --home <scratch>/home --vendor <vendor> --spec <spec>`; fails loudly.
 
-        The command runs in this process (click's test runner: the same command, arguments and
+        The command runs in this process (tests/clikit.py: the same command, arguments and
         environment as on a shell, without a second interpreter start and import per test,
         which cost about a second each); the install itself is tested on its own elsewhere.
         """
@@ -245,14 +245,11 @@ class Setup:
         env: dict[str, str | None] = {"HOOKSHAPE_HOME": None, self.spec.harness.home_env: str(self.home)}
         argv = ["install", "--home", str(self.user_home), "--vendor", self.vendor, "--spec", str(self.spec_path)]
         start = time.monotonic()
-        with contextlib.chdir(runner.REPO_ROOT):
-            result = CliRunner().invoke(cli, argv, env=env, catch_exceptions=True)
+        proc = clikit.hookshape(*argv, cwd=runner.REPO_ROOT, env=env)
         self.install_seconds = time.monotonic() - start
-        self.install_output = result.output
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            self.install_output += f"\n{result.exception!r}"
-        if result.exit_code != 0:
-            raise AssertionError(f"hookshape {' '.join(argv)} failed (exit {result.exit_code}):\n{self.install_output}")
+        self.install_output = proc.stdout + proc.stderr
+        if proc.returncode != 0:
+            raise AssertionError(f"hookshape {' '.join(argv)} failed (exit {proc.returncode}):\n{self.install_output}")
         for name in self.registered:
             for path in (self.gate(name), self.tentacle(name)):
                 if not os.access(path, os.X_OK):
@@ -438,3 +435,33 @@ def scratch_dir(vendor: str):
 
 def contains_all(text: str, needles: Sequence[str]) -> bool:
     return all(n in text for n in needles)
+
+
+@dataclass
+class SharedTurn:
+    """One turn of a CLI that several tests read: the model's calls by name, in order, and what
+    the model was shown as the result of each (`results[name]`)."""
+
+    setup: Setup
+    turn: Turn
+    calls: list[str]
+    results: dict[str, str]
+
+    @property
+    def vendor(self) -> str:
+        return self.setup.vendor
+
+    @property
+    def why(self) -> str:
+        return self.turn.why + f"\n--- calls ---\n{self.calls}"
+
+
+def named_turn(s: Setup, named: Sequence[tuple[str, ToolCall]], texts: tuple[str, ...],
+               **kw: Any) -> tuple[Turn, list[str], dict[str, str]]:
+    """One turn of these calls in this order, ending with these texts: the turn, the call names
+    and what the model was shown for each (one result per call, in the order of the calls)."""
+    turn = s.turn(Script([call for _, call in named], texts), **kw)
+    shown = turn.tool_results()
+    calls = [name for name, _ in named]
+    assert len(shown) == len(calls), f"results: {shown}\n{turn.why}"
+    return turn, calls, dict(zip(calls, shown, strict=True))

@@ -98,25 +98,12 @@ EXISTING_DIR = "config"
 
 
 @dataclass
-class Shared:
+class Shared(harness.SharedTurn):
     """One turn of the example under a CLI: a new secrets file written, an existing one edited,
     `app.py` written, `rm -rf /` run in the shell tool, in this order (Claude and Qwen read the
-    existing file before they edit it, see READ_BEFORE_EDIT); `results[name]` is what the model
-    was shown as the result of that call."""
+    existing file before they edit it, see READ_BEFORE_EDIT)."""
 
-    setup: Setup
-    turn: harness.Turn
-    calls: list[str]
-    results: dict[str, str]
     canary: Path
-
-    @property
-    def vendor(self) -> str:
-        return self.setup.vendor
-
-    @property
-    def why(self) -> str:
-        return self.turn.why + f"\n--- calls ---\n{self.calls}"
 
 
 def fake_rm(s: Setup) -> tuple[Path, str]:
@@ -156,12 +143,7 @@ def shared(request, live_clis):
             ("rm", ToolCall.shell("rm -rf /")),
         ]
         canary, path_env = fake_rm(s)
-        turn = s.turn(Script([call for _, call in named], (DONE,)), env={"PATH": path_env})
-        shown = turn.tool_results()
-        calls = [name for name, _ in named]
-        # one result per call, in the order of the calls
-        assert len(shown) == len(calls), f"results: {shown}\n{turn.why}"
-        yield Shared(s, turn, calls, dict(zip(calls, shown, strict=True)), canary)
+        yield Shared(s, *harness.named_turn(s, named, (DONE,), env={"PATH": path_env}), canary)
 
 
 def test_the_turn_ends_normally_and_each_gate_ran_per_call(shared):

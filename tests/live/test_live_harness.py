@@ -189,25 +189,13 @@ OWN_FILE = "src/own.txt"  # locked by the turn's own actor (bob); FILE is locked
 
 
 @dataclass
-class Shared:
+class Shared(harness.SharedTurn):
     """One turn of the installed harness under a CLI: actor bob edits FILE (locked by alice) and
     then OWN_FILE (locked by bob), with an alert in the matrix (Claude and Qwen read each file
-    before they edit it, see READ_BEFORE_EDIT); `results[name]` is what the model was shown as
-    the result of that call ("foreign", "own", and "read-..." for the reads)."""
+    before they edit it, see READ_BEFORE_EDIT); the calls are "foreign", "own", and "read-..."
+    for the reads."""
 
-    setup: Setup
-    turn: harness.Turn
-    calls: list[str]
-    results: dict[str, str]
     files: dict[str, Path]
-
-    @property
-    def vendor(self) -> str:
-        return self.setup.vendor
-
-    @property
-    def why(self) -> str:
-        return self.turn.why + f"\n--- calls ---\n{self.calls}"
 
 
 @pytest.fixture(scope="module", params=VENDORS)
@@ -226,12 +214,7 @@ def shared(request, live_clis):
             if vendor in READ_BEFORE_EDIT:
                 named.append((f"read-{name}", ToolCall.read(rel)))
             named.append((name, ToolCall.edit(rel, BEFORE.strip(), AFTER.strip())))
-        turn = s.turn(Script([call for _, call in named], (SITREP_TEXT,)), actor="bob")
-        shown = turn.tool_results()
-        calls = [name for name, _ in named]
-        # one result per call, in the order of the calls
-        assert len(shown) == len(calls), f"results: {shown}\n{turn.why}"
-        yield Shared(s, turn, calls, dict(zip(calls, shown, strict=True)), files)
+        yield Shared(s, *harness.named_turn(s, named, (SITREP_TEXT,), actor="bob"), files)
 
 
 def test_the_turn_ends_normally_and_each_gate_ran_per_call(shared):
