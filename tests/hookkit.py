@@ -402,7 +402,5 @@ def shells_by_dialect(turn: InTurn, *cells: tuple[outputs.Kind, Event]) -> list[
     vendor of each dialect of these cells, the vendors of a dialect in turn over the shells.
     Fast mode (dash only): one vendor, in turn over the module's tests (`turn`)."""
     if FAST:
-        vendor = turn.values[turn.turn % len(turn.values)]
-        turn.turn += 1
-        return [(SHELLS[0], vendor)]
+        return [(SHELLS[0], v) for v in turn.take()]
     return [(sh, v) for sh in SHELLS for v in by_dialect(sh, *cells)]

@@ -78,14 +78,17 @@ class InTurn:
         self.values = tuple(values)
         self.turn = 0
 
+    def take(self) -> tuple[Any, ...]:
+        """The values of the next test: all of them in full mode, the next one in fast mode."""
+        if not FAST:
+            return self.values
+        self.turn += 1
+        return (self.values[(self.turn - 1) % len(self.values)],)
+
     def __call__(self, fn: Callable[..., Any]) -> Any:
         import pytest
 
-        values = self.values
-        if FAST:
-            values = (self.values[self.turn % len(self.values)],)
-            self.turn += 1
-        return pytest.mark.parametrize(self.argname, values)(fn)
+        return pytest.mark.parametrize(self.argname, self.take())(fn)
 
 
 # the awks a tentacle tries before plain `awk` (harness.awk_prefer of the default spec)

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from tests.shells import FAST
 
+from hookshape.plan.artifacts import AWK_LIB
+
 DIST = Path(__file__).resolve().parents[1] / "dist"
 AWKS = [a for a in (["mawk"], ["busybox", "awk"], ["gawk"], ["original-awk"])
         if shutil.which(a[0]) and (not FAST or a[0] == "mawk")]
@@ -27,7 +29,7 @@ def programs(script: Path) -> list[str]:
     """awk's -f options for the tentacle: the shared library, then its own program."""
     own = script.with_name(script.name + ".awk")
     assert own.is_file(), f"{script.name}: no awk program beside it"
-    return ["-f", str(SQUID / "lib.awk"), "-f", str(own)]
+    return ["-f", str(SQUID / AWK_LIB), "-f", str(own)]
 
 
 def test_core_awks_present() -> None:

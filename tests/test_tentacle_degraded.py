@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from tests.farms import farm
 from tests.scratch import short_root
-from tests.shells import AWK_PREFER, CORE, FAST, InTurn, tentacle_awk
+from tests.shells import AWK_PREFER, CORE, InTurn, tentacle_awk
 from tests.tentaclekit import (
     DASH,
     ISO_RE,
@@ -72,11 +72,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Every test on a degraded PATH runs on each farm; in fast mode on one, the farms in turn
     over the file (FARM_IN_TURN), so each farm still meets the tests."""
     if "dpd" in metafunc.fixturenames:
-        farms = FARMS
-        if FAST:
-            farms = [FARMS[FARM_IN_TURN.turn % len(FARMS)]]
-            FARM_IN_TURN.turn += 1
-        metafunc.parametrize("dpd", farms, indirect=True)
+        metafunc.parametrize("dpd", FARM_IN_TURN.take(), indirect=True)
 
 
 @pytest.fixture
