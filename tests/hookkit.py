@@ -36,9 +36,11 @@ from tests.tentaclekit import patch_body
 from hookshape.plan import artifacts as plan
 from hookshape.plan import outputs
 from hookshape.render import write as writer
+from hookshape.spec.hooks import Group
 from hookshape.spec.load import Loaded, load
-from hookshape.spec.model import Event, Group, Spec
+from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile, load_profiles
+from hookshape.spec.types import Event
 
 BASE_SPEC = ROOT / "hookshape.toml"
 PROFILES: dict[str, Profile] = load_profiles()

@@ -41,7 +41,7 @@ from tests.test_spec import hookshape
 
 from hookshape.plan import outputs
 from hookshape.spec.load import load
-from hookshape.spec.model import Event
+from hookshape.spec.types import Event
 
 pytest_plugins = ["tests.hookkit"]  # fixtures: interps
 

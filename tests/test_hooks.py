@@ -47,7 +47,7 @@ from tests.test_spec import assert_user_error, hookshape
 from hookshape.diagnose import health
 from hookshape.plan import outputs
 from hookshape.spec.load import load
-from hookshape.spec.model import EVENTS, Event
+from hookshape.spec.types import EVENTS, Event
 
 pytest_plugins = ["tests.hookkit"]  # fixtures: interps, box
 

@@ -14,8 +14,8 @@ import pytest
 from tests import clikit
 from tests.shells import crossed
 
-from hookshape.spec.model import EVENTS
 from hookshape.spec.profiles import Profile, builtin_dir, load_profile, load_profiles
+from hookshape.spec.types import EVENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"

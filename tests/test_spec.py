@@ -372,7 +372,7 @@ def test_disabled_vendor_needs_no_profile_and_no_margin(tmp_path: Path) -> None:
 def test_spec_model_in_process() -> None:
     """The pydantic model directly: the default spec loads, roles are unique, vendors sorted."""
     from hookshape.spec.load import load
-    from hookshape.spec.model import ROLES
+    from hookshape.spec.types import ROLES
 
     loaded = load(SPEC)
     spec = loaded.spec

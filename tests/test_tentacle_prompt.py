@@ -754,14 +754,14 @@ def test_bad_inbox_spec_is_one_line(bad: Bad, tmp_path: Path) -> None:
 @pytest.mark.parametrize("url", ["http://127.0.0.1:9876/inbox", "http://[::1]:9876/inbox",
                                  "http://localhost/inbox/unread?agent=a%20b", "http://127.0.0.1:1"])
 def test_loopback_urls_are_valid(url: str) -> None:
-    from hookshape.spec.model import Inbox as InboxSpec
+    from hookshape.spec.prompt import Inbox as InboxSpec
 
     assert InboxSpec(url=url).url == url
 
 
 def test_inbox_defaults() -> None:
-    from hookshape.spec.model import Inbox as InboxSpec
-    from hookshape.spec.model import Prompt
+    from hookshape.spec.prompt import Inbox as InboxSpec
+    from hookshape.spec.prompt import Prompt
 
     assert Prompt(max_entries=2, max_bytes=512, context_max_bytes=4096).inbox is None
     spec = InboxSpec()

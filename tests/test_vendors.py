@@ -10,8 +10,8 @@ from typing import Any
 
 from tests import clikit
 
-from hookshape.spec.model import ROLES
 from hookshape.spec.profiles import builtin_dir, load_profiles
+from hookshape.spec.types import ROLES
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "hookshape.toml"

@@ -23,7 +23,7 @@ from tests.farms import busybox_farm, farm
 from tests.shells import AWK_PREFER, FIXTURES, MATRIX, ROOT, Shell, tentacle_awk
 
 from hookshape.plan import outputs
-from hookshape.spec.model import VIEW, Contract
+from hookshape.spec.contract import VIEW, Contract
 from hookshape.spec.profiles import load_profiles
 
 __all__ = ["FIXTURES", "MATRIX", "ROOT", "VENDORS", "Shell"]

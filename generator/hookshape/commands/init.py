@@ -18,8 +18,8 @@ import click
 from hookshape.commands.schema import schema_text
 from hookshape.errors import HookshapeError
 from hookshape.plan.artifacts import DATA
+from hookshape.spec.hooks import Hook
 from hookshape.spec.load import SPEC_ENV, SPEC_NAME, builtin_spec_path, load
-from hookshape.spec.model import Hook
 
 SCHEMA_NAME = "hookshape.schema.json"
 SCHEMA_LINE = f"#:schema ./{SCHEMA_NAME}"

@@ -16,8 +16,8 @@ from hookshape.commands.options import profiles_option, spec_option
 from hookshape.plan import outputs
 from hookshape.plan.capabilities import Cell, cell
 from hookshape.spec.load import SPEC_NAME, Loaded, SpecChoice
-from hookshape.spec.model import EVENTS, ROLES
 from hookshape.spec.profiles import Profile
+from hookshape.spec.types import EVENTS, ROLES
 
 
 @dataclass(frozen=True)

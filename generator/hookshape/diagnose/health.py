@@ -50,7 +50,9 @@ from pathlib import Path
 from typing import Any
 
 from hookshape.errors import HookshapeError
-from hookshape.spec.model import Group, Spec, Tentacle
+from hookshape.spec.hooks import Group
+from hookshape.spec.model import Spec
+from hookshape.spec.tentacles import Tentacle
 
 STATE_TAG = "breaker/1"
 STATE_EXT = ".state"

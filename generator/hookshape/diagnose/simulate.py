@@ -19,9 +19,11 @@ from hookshape.diagnose.verdict import Run, verdict
 from hookshape.errors import HookshapeError
 from hookshape.install.paths import harness_home, user_home
 from hookshape.plan.artifacts import hook_file_artifacts, script_artifacts
+from hookshape.spec.hooks import Group
 from hookshape.spec.load import Loaded
-from hookshape.spec.model import ROLES, Event, Group, Tentacle
 from hookshape.spec.profiles import Profile
+from hookshape.spec.tentacles import Tentacle
+from hookshape.spec.types import ROLES, Event
 
 
 @dataclass(frozen=True)

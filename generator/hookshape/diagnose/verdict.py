@@ -9,8 +9,8 @@ from typing import Any
 
 from hookshape.plan import outputs
 from hookshape.plan.outputs import Kind
-from hookshape.spec.model import Role
 from hookshape.spec.profiles import Profile
+from hookshape.spec.types import Role
 
 
 @dataclass(frozen=True)

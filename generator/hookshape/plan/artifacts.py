@@ -12,8 +12,10 @@ from hookshape.plan.capabilities import table, to_json, to_markdown
 from hookshape.plan.configs import render_config
 from hookshape.plan.entries import entries
 from hookshape.render.jinja import context, render_template, spec_context
+from hookshape.spec.hooks import Group
 from hookshape.spec.load import PACKAGED_SPEC_NAME, SPEC_NAME, Loaded
-from hookshape.spec.model import AWK_LIB_NAME, Group, Tentacle
+from hookshape.spec.tentacles import Tentacle
+from hookshape.spec.types import AWK_LIB_NAME
 
 EXEC = 0o755
 DATA = 0o644

@@ -8,9 +8,11 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 from hookshape.plan import outputs
+from hookshape.spec.hooks import Group
 from hookshape.spec.load import Loaded
-from hookshape.spec.model import ROLES, Group, Role, Spec
+from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile
+from hookshape.spec.types import ROLES, Role
 
 Level = Literal["enforced", "best-effort", "observe-only", "unsupported"]
 

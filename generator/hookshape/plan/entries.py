@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hookshape.plan.matchers import group_matcher, matcher
-from hookshape.spec.model import ROLES, Spec
+from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile
+from hookshape.spec.types import ROLES
 
 
 @dataclass(frozen=True)

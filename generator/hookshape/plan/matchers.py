@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
-from hookshape.spec.model import TOOL_CLASSES, Group, Role, Spec
+from hookshape.spec.hooks import Group
+from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile
+from hookshape.spec.types import TOOL_CLASSES, Role
 
 _META = re.compile(r"([.^$*+?()\[\]{}|\\])")
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from hookshape.spec.model import Event
 from hookshape.spec.profiles import Answer, Profile
+from hookshape.spec.types import Event
 
 Kind = Literal["context", "deny", "allow", "warn", "stop", "suggest"]
 KINDS: tuple[Kind, ...] = ("context", "deny", "allow", "warn", "stop", "suggest")

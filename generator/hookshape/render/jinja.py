@@ -15,8 +15,11 @@ import jinja2
 from hookshape.errors import HookshapeError
 from hookshape.plan import outputs
 from hookshape.plan.matchers import mcp_prefixes
-from hookshape.spec.model import EVENTS, HOOK_DIR, ROLES, Group, Hook, Spec, Tentacle
+from hookshape.spec.hooks import HOOK_DIR, Group, Hook
+from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile
+from hookshape.spec.tentacles import Tentacle
+from hookshape.spec.types import EVENTS, ROLES
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hookshape.errors import ProfileError
-from hookshape.spec.model import Event
+from hookshape.spec.types import Event
 from hookshape.spec.validation import parse_toml, validate
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$", description=(

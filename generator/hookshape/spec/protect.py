@@ -1,0 +1,32 @@
+"""[protect]: the control files the agent may not change."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import (
+    Field,
+)
+
+from hookshape.spec.defaults import symbolic
+from hookshape.spec.types import RelPath, ScriptName, Strict
+
+READERS = ("cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "ls", "stat", "wc",
+           "diff", "cmp", "file", "test", "md5sum", "sha1sum", "sha256sum", "jq", "echo", "printf",
+           "readlink", "realpath", "du", "cd", "pushd")
+
+
+class Protect(Strict):
+    """Control files the agent's edit and shell tools may not change, move or remove."""
+
+    home: Annotated[list[RelPath], Field(min_length=1)] = Field(symbolic("protect", "home"), description=(
+        "under the harness home: the path, anything in it, any directory above it (default: "
+        "every control file the spec names, the state dir and bin)"))
+    anywhere: list[RelPath] = Field(symbolic("protect", "anywhere"), description=(
+        "matched by their tail in any directory (default: the dial files)"))
+    readers: list[ScriptName] = Field(list(READERS), description=(
+        "commands that only read the paths they name"))
+    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(8192, description=(
+        "a longer command is scanned for the protected names only, and blocked if it holds one"))
+    echo_max_bytes: Annotated[int, Field(ge=32, le=4096)] = Field(256, description=(
+        "the block message shows at most this much of the path"))
