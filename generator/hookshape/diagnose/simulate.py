@@ -35,9 +35,11 @@ class Target:
 
     @property
     def rel(self) -> str:
+        """The script run: the gate, or a built-in job's tentacle (the gate of user hooks runs
+        them itself: it is the script either way)."""
         sub = self.loaded.spec.harness.tentacle_dir
         name = self.tentacle.name
-        return f"bin/{name}" if self.gate else f"bin/{sub}/{name}"
+        return f"bin/{name}" if self.gate or isinstance(self.tentacle, Group) else f"bin/{sub}/{name}"
 
 
 def find_tentacle(loaded: Loaded, name: str) -> Tentacle | Group:
