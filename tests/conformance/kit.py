@@ -145,7 +145,7 @@ class Rendered:
 @contextmanager
 def templates_at(templates: Path | None) -> Iterator[None]:
     """Point the generator's template loader at another templates/ tree (in this process)."""
-    from hookshape.render import jinja as hs_shell
+    from hookshape.plan import jinja as hs_shell
 
     if templates is None:
         yield

@@ -1,8 +1,10 @@
-"""`hookshape install`: stage the scripts, merge the entries, write the ledger.
+"""`hookshape install`: apply a plan to a home: stage its scripts, merge its entries into the
+vendors' configs, write the ledger. Nothing is rendered here: the scripts' bytes and the units
+each config must carry are the plan's.
 
-Two phases: a plan computed from reads only (every target parsed and merged in memory, so a
+Two phases: the steps computed from reads only (every target parsed and merged in memory, so a
 malformed file, a read-only config or an edited entry stops the run before anything is
-written), then, under the lock, the same plan recomputed (another install may have finished
+written), then, under the lock, the same steps recomputed (another install may have finished
 meanwhile) and applied through a journal: a failure halfway (a full disk, a directory we may
 not write) puts every file back as it was, so a run does all of its work or none of it."""
 
@@ -13,19 +15,39 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookshape.edit import formats
-from hookshape.edit.formats import merge, want
+from hookshape.edit.formats import merge
 from hookshape.edit.managed import Owner, owner, sha256
+from hookshape.edit.units import Known, Outcome
 from hookshape.errors import HookshapeError
-from hookshape.install import fsops, lock, stage, staged
+from hookshape.install import fsops, lock, staged
 from hookshape.install import ledger as ledgers
 from hookshape.install.ledger import ConfigRecord, Ledger, StagedFile, UnitRecord
 from hookshape.install.paths import real
 from hookshape.install.request import Request, decode, diff
-from hookshape.install.units import Known, Outcome
+from hookshape.plan.plan import Plan
+from hookshape.plan.wiring import Want
 from hookshape.spec.profiles import Profile
 
 Echo = Callable[[str], None]
 CONFIG_MODE = 0o600
+SCRIPT_MODE = 0o755
+
+
+@dataclass(frozen=True)
+class Target:
+    """What one install puts in place, taken from the plan: the scripts' bytes (`bin/...` path
+    -> bytes) and, per vendor, the units its config must carry for this harness home."""
+
+    scripts: dict[str, bytes]
+    wants: dict[str, Want]
+
+    @classmethod
+    def of(cls, plan: Plan, request: Request) -> Target:
+        if plan.home != str(request.homes.harness):
+            raise HookshapeError(f"internal error: a plan for {plan.home} applied to "
+                                 f"{request.homes.harness}")
+        return cls({a.path: a.data for a in plan.scripts},
+                   {p.id: plan.vendors[p.id].want for p in request.profiles})
 
 
 @dataclass
@@ -35,6 +57,7 @@ class ConfigStep:
     target: Path  # where the bytes go (symlinks followed)
     before: bytes | None
     outcome: Outcome
+    wanted: Want
 
     @property
     def after(self) -> bytes:
@@ -69,15 +92,14 @@ class InstallSteps:
     conflicts: list[str] = field(default_factory=list)
 
 
-def _config_step(request: Request, profile: Profile, own: Owner,
+def _config_step(request: Request, profile: Profile, wanted: Want, own: Owner,
                  ledger: Ledger | None) -> ConfigStep:
     path = request.config_path(profile)
     target = real(path)
     before = fsops.read(target)
     known = ledger.known(path) if ledger else Known()
-    wanted = want(request.loaded.spec, profile, request.homes.harness)
     outcome = merge(profile, decode(before, path), path, own, wanted, known, request.force)
-    step = ConfigStep(profile, path, target, before, outcome)
+    step = ConfigStep(profile, path, target, before, outcome, wanted)
     check_writable(target, step.changed, request.force)
     return step
 
@@ -104,22 +126,22 @@ def _script_step(request: Request, rel: str, data: bytes,
     return step, clash if edited and not request.force else ""
 
 
-def compute(request: Request, scripts: dict[str, bytes], ledger: Ledger | None) -> InstallSteps:
+def compute(request: Request, target: Target, ledger: Ledger | None) -> InstallSteps:
     own = owner(request.loaded.spec, ledger.commands() if ledger else ())
-    plan = InstallSteps()
-    for rel, data in sorted(scripts.items()):
+    steps = InstallSteps()
+    for rel, data in sorted(target.scripts.items()):
         step, clash = _script_step(request, rel, data, ledger)
-        plan.scripts.append(step)
-        plan.conflicts += [clash] if clash else []
+        steps.scripts.append(step)
+        steps.conflicts += [clash] if clash else []
     if ledger is not None:
-        plan.stale, clashes = staged.plan(request.homes.harness, ledger, scripts, request.force,
-                                          "removes")
-        plan.conflicts += clashes
+        steps.stale, clashes = staged.plan(request.homes.harness, ledger, target.scripts,
+                                           request.force, "removes")
+        steps.conflicts += clashes
     for profile in request.profiles:
-        step_ = _config_step(request, profile, own, ledger)
-        plan.configs.append(step_)
-        plan.conflicts += step_.outcome.conflicts
-    return plan
+        step_ = _config_step(request, profile, target.wants[profile.id], own, ledger)
+        steps.configs.append(step_)
+        steps.conflicts += step_.outcome.conflicts
+    return steps
 
 
 def show_dry_run(plan: InstallSteps, echo: Echo) -> None:
@@ -154,7 +176,7 @@ def _stage(plan: InstallSteps, ledger: Ledger, backups: fsops.Backups) -> int:
         replaced = _backup_script(step, ledger.files.get(step.rel), backups)
         if step.changed:
             ledger.created_dirs += [str(p) for p in journal.make_dirs(step.target.parent)]
-            journal.write(step.target, step.data, stage.SCRIPT_MODE, keep_mode=False)
+            journal.write(step.target, step.data, SCRIPT_MODE, keep_mode=False)
             written += 1
         ledger.files[step.rel] = StagedFile(sha256=sha256(step.data), replaced=replaced)
     staged.apply(plan.stale, ledger, backups)
@@ -166,7 +188,7 @@ def _record(request: Request, step: ConfigStep, old: ConfigRecord | None, saved:
             dirs: list[str]) -> ConfigRecord:
     outcome = step.outcome
     units = [UnitRecord(key=u.key, sha256=u.sha256) for u in outcome.units]
-    commands = want(request.loaded.spec, step.profile, request.homes.harness).commands
+    commands = step.wanted.commands
     if old is None or step.before is None:
         return ConfigRecord(
             vendor=step.profile.id, scope=request.scope, format=formats.shape(step.profile),
@@ -241,11 +263,11 @@ def report_conflicts(conflicts: list[str], echo: Echo) -> int:
     return 1
 
 
-def _locked_run(request: Request, scripts: dict[str, bytes], made: list[Path], echo: Echo) -> int:
+def _locked_run(request: Request, target: Target, made: list[Path], echo: Echo) -> int:
     harness = request.homes.harness
     with lock.held(harness):
         ledger = ledgers.load(harness)
-        plan = compute(request, scripts, ledger)
+        plan = compute(request, target, ledger)
         if plan.conflicts:
             return report_conflicts(plan.conflicts, echo)
         ledger = ledger or ledgers.fresh(request.loaded.spec.harness.name, harness)
@@ -270,10 +292,10 @@ def transact(work: Callable[[fsops.Journal, Echo], None], what: str, echo: Echo)
         echo(line)
 
 
-def run(request: Request, source: Path | None, echo: Echo) -> int:
-    """Install; 1 when edited entries stop it (nothing written), user errors raise."""
-    scripts = stage.scripts(request.loaded, source)
-    plan = compute(request, scripts, ledgers.load(request.homes.harness))
+def run(request: Request, plan_: Plan, echo: Echo) -> int:
+    """Install the plan; 1 when edited entries stop it (nothing written), user errors raise."""
+    target = Target.of(plan_, request)
+    plan = compute(request, target, ledgers.load(request.homes.harness))
     if plan.conflicts:
         return report_conflicts(plan.conflicts, echo)
     if request.dry_run:
@@ -284,7 +306,7 @@ def run(request: Request, source: Path | None, echo: Echo) -> int:
     except OSError as exc:
         raise fsops.os_error(exc) from None
     try:
-        code = _locked_run(request, scripts, made, echo)
+        code = _locked_run(request, target, made, echo)
     except HookshapeError:
         fsops.remove_dirs(made)
         raise

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from hookshape.edit import formats
 from hookshape.edit.managed import commands, owner, sha256
+from hookshape.edit.units import Known
 from hookshape.errors import HookshapeError
 from hookshape.install import fsops, heirs, lock, staged
 from hookshape.install import ledger as ledgers
@@ -21,7 +22,6 @@ from hookshape.install.installer import Echo, check_writable, report_conflicts, 
 from hookshape.install.ledger import ConfigRecord, Ledger
 from hookshape.install.paths import real
 from hookshape.install.request import Request, decode, diff
-from hookshape.install.units import Known
 from hookshape.spec.profiles import Profile
 
 

@@ -1,10 +1,12 @@
-"""Write a plan atomically, or compare it with what is on disk (render --check)."""
+"""Write a plan's artifacts into dist/ atomically, or compare them with what is on disk
+(render --check)."""
 
 from __future__ import annotations
 
 import difflib
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +38,7 @@ def same_mode(path: Path, mode: int) -> bool:
     return bool(path.stat().st_mode & 0o100) == bool(mode & 0o100)
 
 
-def stale_files(out: Path, artifacts: list[Artifact]) -> list[Path]:
+def stale_files(out: Path, artifacts: Sequence[Artifact]) -> list[Path]:
     """Files a previous render wrote (listed in its MANIFEST) that the plan no longer
     produces. Files render never wrote are never touched."""
     wanted = {a.path for a in artifacts}
@@ -59,7 +61,7 @@ class Written:
     removed: list[str] = field(default_factory=list)
 
 
-def write_plan(out: Path, artifacts: list[Artifact]) -> Written:
+def write_plan(out: Path, artifacts: Sequence[Artifact]) -> Written:
     """Write every artifact whose bytes or mode differ; remove stale files."""
     check_target(out)
     try:
@@ -68,7 +70,7 @@ def write_plan(out: Path, artifacts: list[Artifact]) -> Written:
         raise HookshapeError(f"{exc.filename or out}: cannot write: {exc.strerror or exc}") from None
 
 
-def _write(out: Path, artifacts: list[Artifact]) -> Written:
+def _write(out: Path, artifacts: Sequence[Artifact]) -> Written:
     stale = stale_files(out, artifacts)  # before the new MANIFEST replaces the old one
     done = Written()
     for art in artifacts:
@@ -87,7 +89,7 @@ def _text(data: bytes) -> list[str]:
     return data.decode("utf-8", "replace").splitlines(keepends=True)
 
 
-def diff_plan(out: Path, artifacts: list[Artifact]) -> str:
+def diff_plan(out: Path, artifacts: Sequence[Artifact]) -> str:
     """A unified diff of dist/ against the plan ('' when identical, modes included)."""
     chunks = []
     for art in artifacts:
