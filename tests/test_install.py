@@ -9,7 +9,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import stat
 import tomllib
 from collections.abc import Callable
@@ -23,15 +22,17 @@ from tests.installkit import (
     PROVIDER,
     SEEDS,
     SPEC,
-    Snapshot,
+    changes,
     fixture_text,
     hs,
     install,
+    kill_points,
     lines_kept,
     loaded,
     ours,
     parse,
     proc,
+    restore,
     seed,
     snapshot,
     spec_variant,
@@ -40,6 +41,8 @@ from tests.installkit import (
     with_spec,
     without_ours,
 )
+from tests.killpoint import runs
+from tests.shells import FAST
 
 from hookshape.edit import jsonedit as je
 from hookshape.edit.managed import commands
@@ -547,25 +550,6 @@ def _writes(home: Path, run: Callable[[], object], monkeypatch: pytest.MonkeyPat
     return len(hits)
 
 
-def restore(home: Path, state: Snapshot) -> None:
-    shutil.rmtree(home)
-    home.mkdir()
-    for rel, (kind, mode, data) in sorted(state.items()):
-        path = home / rel
-        if kind == "dir":
-            path.mkdir()
-        elif kind == "file":
-            assert data is not None
-            path.write_bytes(data)
-        else:
-            assert data is not None
-            path.symlink_to(data.decode())
-        path.chmod(mode) if kind != "link" else None
-    for rel, (kind, mode, _) in state.items():
-        if kind == "dir":
-            (home / rel).chmod(mode)
-
-
 @pytest.mark.parametrize("where", ["first", "second", "middle", "last"])
 def test_a_failed_install_rolls_back_every_byte(home: Path, monkeypatch: pytest.MonkeyPatch,
                                                  where: str) -> None:
@@ -604,6 +588,37 @@ def test_a_failed_reinstall_or_uninstall_rolls_back(home: Path, monkeypatch: pyt
         assert snapshot(home) == before, verb
     assert uninstall(home, "--force").code == 0
     assert snapshot(home) == pristine
+
+
+# A run killed at any step (SIGKILL, so no rollback of its own) leaves nothing the next run
+# cannot undo or finish: every step of an install and of an uninstall in turn (fast mode: a
+# sample), then the next runs, and the home is byte for byte as it was before the install.
+SWEEP = [pytest.param(verb, 25 if FAST else 1, marks=[] if FAST else [pytest.mark.slow], id=verb)
+         for verb in ("install", "uninstall")]
+
+
+@pytest.mark.parametrize(("verb", "every"), SWEEP)
+def test_a_run_killed_at_any_step_leaves_nothing_behind(home: Path, verb: str, every: int) -> None:
+    run = runs(home)
+    pristine = snapshot(home)
+    if verb == "uninstall":
+        assert run["install"]() == 0
+    start = snapshot(home)
+    total = changes(run[verb])
+    tried = []
+    with kill_points(home) as killed:
+        for step in [*range(1, total + 1, every), total, total + 1]:
+            restore(home, start)
+            assert killed(verb, step) == (step <= total)
+            if verb == "install" and step % 2:
+                assert run["install"]() == 0, step  # undoes the stopped one, then installs
+            try:
+                assert run["uninstall"]() == 0, step
+            except HookshapeError as exc:  # an install stopped before it had made the home
+                assert "no hookshape ledger here" in str(exc), step
+            assert snapshot(home) == pristine, f"{verb} killed before change {step} of {total}"
+            tried.append(step)
+    assert len(tried) >= total // every
 
 
 @pytest.mark.parametrize("folder", [".claude", ".codex"])  # the first vendor, the third

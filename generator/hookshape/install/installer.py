@@ -5,8 +5,9 @@ each config must carry are the plan's.
 Two phases: the steps computed from reads only (every target parsed and merged in memory, so a
 malformed file, a read-only config or an edited entry stops the run before anything is
 written), then, under the lock, the same steps recomputed (another install may have finished
-meanwhile) and applied through a journal: a failure halfway (a full disk, a directory we may
-not write) puts every file back as it was, so a run does all of its work or none of it."""
+meanwhile) and applied through a journal written ahead of every change: a failure halfway (a
+full disk, a directory we may not write) puts every file back as it was, and a run killed
+midway is undone by the next one, so a run does all of its work or none of it."""
 
 from __future__ import annotations
 
@@ -19,8 +20,11 @@ from hookshape.edit.formats import merge
 from hookshape.edit.managed import Owner, owner, sha256
 from hookshape.edit.units import Known, Outcome
 from hookshape.errors import HookshapeError
-from hookshape.install import fsops, lock, staged
+from hookshape.install import fsops, staged
+from hookshape.install import journal as journals
 from hookshape.install import ledger as ledgers
+from hookshape.install.backups import Backups
+from hookshape.install.journal import Journal, transact
 from hookshape.install.ledger import ConfigRecord, Ledger, StagedFile, UnitRecord
 from hookshape.install.paths import real
 from hookshape.install.request import Request, decode, diff
@@ -144,12 +148,12 @@ def compute(request: Request, target: Target, ledger: Ledger | None) -> InstallS
     return steps
 
 
-def show_dry_run(plan: InstallSteps, echo: Echo) -> None:
-    for step in plan.scripts:
+def show_dry_run(steps: InstallSteps, echo: Echo) -> None:
+    for step in steps.scripts:
         state = "unchanged" if not step.changed else ("new" if step.before is None else "update")
         echo(f"would stage {step.target} (0755, {state})")
-    staged.show(plan.stale, echo)
-    for cfg in plan.configs:
+    staged.show(steps.stale, echo)
+    for cfg in steps.configs:
         if cfg.changed:
             echo(diff(cfg.path, cfg.before, cfg.after).rstrip("\n"))
         else:
@@ -157,7 +161,7 @@ def show_dry_run(plan: InstallSteps, echo: Echo) -> None:
 
 
 def _backup_script(step: ScriptStep, record: StagedFile | None,
-                   backups: fsops.Backups) -> str | None:
+                   backups: Backups) -> str | None:
     """Back up a script we are about to touch; returns the backup of a file that was not ours
     (uninstall puts it back), else the one recorded before."""
     if step.before is None:
@@ -169,18 +173,18 @@ def _backup_script(step: ScriptStep, record: StagedFile | None,
     return record.replaced
 
 
-def _stage(plan: InstallSteps, ledger: Ledger, backups: fsops.Backups) -> int:
+def _stage(steps: InstallSteps, ledger: Ledger, backups: Backups) -> int:
     written = 0
     journal = backups.journal
-    for step in plan.scripts:
+    for step in steps.scripts:
         replaced = _backup_script(step, ledger.files.get(step.rel), backups)
         if step.changed:
             ledger.created_dirs += [str(p) for p in journal.make_dirs(step.target.parent)]
             journal.write(step.target, step.data, SCRIPT_MODE, keep_mode=False)
             written += 1
         ledger.files[step.rel] = StagedFile(sha256=sha256(step.data), replaced=replaced)
-    staged.apply(plan.stale, ledger, backups)
-    staged.prune_dirs(plan.stale, ledger, journal)
+    staged.apply(steps.stale, ledger, backups)
+    staged.prune_dirs(steps.stale, ledger, journal)
     return written
 
 
@@ -207,9 +211,9 @@ def _record(request: Request, step: ConfigStep, old: ConfigRecord | None, saved:
         "created_dirs": old.created_dirs + [d for d in dirs if d not in old.created_dirs]})
 
 
-def _configure(request: Request, plan: InstallSteps, ledger: Ledger, backups: fsops.Backups,
+def _configure(request: Request, steps: InstallSteps, ledger: Ledger, backups: Backups,
                echo: Echo) -> None:
-    for step in plan.configs:
+    for step in steps.configs:
         saved, dirs = None, []
         if step.changed:
             if step.before is not None:
@@ -227,7 +231,7 @@ def _summary(step: ConfigStep) -> str:
     return f"{step.profile.id}: {step.path}: {what}{switched}"
 
 
-def save_ledger(ledger: Ledger, harness: Path, backups: fsops.Backups) -> None:
+def save_ledger(ledger: Ledger, harness: Path, backups: Backups) -> None:
     """Write the ledger when it changed (a no-op reinstall leaves the tree byte-identical)."""
     path = ledgers.ledger_path(harness)
     old = fsops.read(path)
@@ -244,14 +248,14 @@ def save_ledger(ledger: Ledger, harness: Path, backups: fsops.Backups) -> None:
     backups.journal.write(path, data, 0o600, keep_mode=False)
 
 
-def apply(request: Request, plan: InstallSteps, ledger: Ledger, journal: fsops.Journal,
+def apply(request: Request, steps: InstallSteps, ledger: Ledger, journal: Journal,
           echo: Echo) -> None:
     harness = request.homes.harness
-    backups = fsops.Backups(harness, journal)
-    written = _stage(plan, ledger, backups)
-    gone = f", {len(plan.stale)} no longer in the spec removed" if plan.stale else ""
-    echo(f"staged {len(plan.scripts)} scripts under {harness / 'bin'} ({written} written{gone})")
-    _configure(request, plan, ledger, backups, echo)
+    backups = Backups(harness, journal)
+    written = _stage(steps, ledger, backups)
+    gone = f", {len(steps.stale)} no longer in the spec removed" if steps.stale else ""
+    echo(f"staged {len(steps.scripts)} scripts under {harness / 'bin'} ({written} written{gone})")
+    _configure(request, steps, ledger, backups, echo)
     save_ledger(ledger, harness, backups)
     echo(f"ledger: {ledgers.ledger_path(harness)}")
 
@@ -263,56 +267,42 @@ def report_conflicts(conflicts: list[str], echo: Echo) -> int:
     return 1
 
 
-def _locked_run(request: Request, target: Target, made: list[Path], echo: Echo) -> int:
+def touched(request: Request, steps: InstallSteps) -> list[Path]:
+    """The files the apply will write or remove (the journal's list, before the first)."""
+    return ([s.target for s in steps.scripts] + [s.target for s in steps.stale]
+            + [c.target for c in steps.configs] + [ledgers.ledger_path(request.homes.harness)])
+
+
+def _locked_run(request: Request, target: Target, echo: Echo) -> int:
     harness = request.homes.harness
-    with lock.held(harness):
+    with journals.run(harness, "install", True, echo) as journal:
+        assert journal is not None
         ledger = ledgers.load(harness)
-        plan = compute(request, target, ledger)
-        if plan.conflicts:
-            return report_conflicts(plan.conflicts, echo)
+        steps = compute(request, target, ledger)
+        if steps.conflicts:
+            return report_conflicts(steps.conflicts, echo)
         ledger = ledger or ledgers.fresh(request.loaded.spec.harness.name, harness)
-        ledger.created_dirs += [str(p) for p in made if str(p) not in ledger.created_dirs]
-        transact(lambda journal, say: apply(request, plan, ledger, journal, say), "install", echo)
+        ledger.created_dirs += [str(p) for p in journal.home if str(p) not in ledger.created_dirs]
+        journal.touches(touched(request, steps))
+        transact(journal, lambda jr, say: apply(request, steps, ledger, jr, say), "install", echo)
     return 0
 
 
-def transact(work: Callable[[fsops.Journal, Echo], None], what: str, echo: Echo) -> None:
-    """Run the writes of one install or uninstall as a whole: on any failure every file is put
-    back and the error says so; the report lines are printed only once all of it is done."""
-    journal = fsops.Journal()
-    lines: list[str] = []
+def run(request: Request, plan: Plan, echo: Echo) -> int:
+    """Install the plan; 1 when edited entries stop it (nothing written), user errors raise.
+    A run stopped midway before this one is undone (or finished) first, under the lock."""
+    target = Target.of(plan, request)
+    stopped = journals.pending(request.homes.harness)
+    if stopped is None or request.dry_run:
+        if stopped is not None:
+            echo(f"note: {stopped}")
+        steps = compute(request, target, ledgers.load(request.homes.harness))
+        if steps.conflicts:
+            return report_conflicts(steps.conflicts, echo)
+        if request.dry_run:
+            show_dry_run(steps, echo)
+            return 0
     try:
-        work(journal, lines.append)
-    except (OSError, HookshapeError) as exc:
-        raise journal.undo(exc, what) from None
-    except BaseException:  # an interrupt (or a bug) leaves the files as they were, too
-        journal.rollback()
-        raise
-    for line in lines:
-        echo(line)
-
-
-def run(request: Request, plan_: Plan, echo: Echo) -> int:
-    """Install the plan; 1 when edited entries stop it (nothing written), user errors raise."""
-    target = Target.of(plan_, request)
-    plan = compute(request, target, ledgers.load(request.homes.harness))
-    if plan.conflicts:
-        return report_conflicts(plan.conflicts, echo)
-    if request.dry_run:
-        show_dry_run(plan, echo)
-        return 0
-    try:
-        made = fsops.make_dirs(request.homes.harness)
+        return _locked_run(request, target, echo)
     except OSError as exc:
         raise fsops.os_error(exc) from None
-    try:
-        code = _locked_run(request, target, made, echo)
-    except HookshapeError:
-        fsops.remove_dirs(made)
-        raise
-    except OSError as exc:
-        fsops.remove_dirs(made)
-        raise fsops.os_error(exc) from None
-    if code:
-        fsops.remove_dirs(made)
-    return code
