@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from hookshape.commands.options import profiles_option, spec_option
+from hookshape.commands.options import profiles_option, say, spec_option
 from hookshape.install import installer, request
 from hookshape.install.options import (
     change_options,
@@ -52,7 +52,7 @@ def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: 
     req = request.make(loaded, vendors, scope, project, home, force=force, dry_run=dry_run)
     plan = plan_of(loaded, req.homes.harness, source.resolve() if source else None)
     for note in req.skipped:
-        click.echo(f"note: {note}")
-    code = installer.run(req, plan, click.echo)
+        say(f"note: {note}")
+    code = installer.run(req, plan, say)
     if code:
         sys.exit(code)

@@ -144,8 +144,18 @@ def compute(request: Request, target: Target, ledger: Ledger | None) -> InstallS
     for profile in request.profiles:
         step_ = _config_step(request, profile, target.wants[profile.id], own, ledger)
         steps.configs.append(step_)
-        steps.conflicts += step_.outcome.conflicts
+        steps.conflicts += step_.outcome.conflicts + _switched_off(step_, request.force)
     return steps
+
+
+def _switched_off(step: ConfigStep, force: bool) -> list[str]:
+    """A switch the user set to false turns off every hook of the file, theirs too: install
+    turns it on only when forced, and says so either way."""
+    if not step.outcome.switches or force:
+        return []
+    return [f"{step.path}: {', '.join(step.outcome.switches)} is false, which switches off every "
+            "hook in this file, yours too; pass --force to turn it on (your own hooks there then "
+            "run again as well)"]
 
 
 def show_dry_run(steps: InstallSteps, echo: Echo) -> None:
@@ -227,7 +237,8 @@ def _configure(request: Request, steps: InstallSteps, ledger: Ledger, backups: B
 
 def _summary(step: ConfigStep) -> str:
     what = "hook entries merged" if step.changed else "unchanged"
-    switched = f"; turned on {', '.join(step.outcome.switches)}" if step.outcome.switches else ""
+    switched = (f"; turned on {', '.join(step.outcome.switches)} (it was false: every hook in "
+                "this file runs again, yours too)") if step.outcome.switches else ""
     return f"{step.profile.id}: {step.path}: {what}{switched}"
 
 
@@ -263,7 +274,8 @@ def apply(request: Request, steps: InstallSteps, ledger: Ledger, journal: Journa
 def report_conflicts(conflicts: list[str], echo: Echo) -> int:
     for line in conflicts:
         echo(f"conflict: {line}")
-    echo("nothing was written; --force overrides (the edited entries are replaced or removed)")
+    echo("nothing was written; --force goes ahead (edited entries replaced or removed, "
+         "switched-off hooks turned on)")
     return 1
 
 
@@ -288,9 +300,24 @@ def _locked_run(request: Request, target: Target, echo: Echo) -> int:
     return 0
 
 
+def check_home(request: Request) -> None:
+    """The harness home (its env var may move it) is not, and does not hold, a config directory
+    of a vendor being wired: the last uninstall takes the home away."""
+    harness = request.homes.harness
+    for profile in request.profiles:
+        folder = request.config_path(profile).parent
+        if folder == harness or harness in folder.parents:
+            what = "is" if folder == harness else "holds"
+            env = request.loaded.spec.harness.home_env
+            raise HookshapeError(f"{harness}: the harness home {what} the config directory of "
+                                 f"{profile.vendor.display} ({folder}); the last uninstall takes "
+                                 f"the home away: set {env} to a directory of its own")
+
+
 def run(request: Request, plan: Plan, echo: Echo) -> int:
     """Install the plan; 1 when edited entries stop it (nothing written), user errors raise.
     A run stopped midway before this one is undone (or finished) first, under the lock."""
+    check_home(request)
     target = Target.of(plan, request)
     stopped = journals.pending(request.homes.harness)
     if stopped is None or request.dry_run:

@@ -82,8 +82,11 @@ class Journal:
         if self._fd is None:
             self._fd = os.open(self.folder / LOG, os.O_WRONLY | os.O_APPEND)
         fsops.before_change("journal")
-        os.write(self._fd, (json.dumps(record, sort_keys=True) + "\n").encode())
-        os.fsync(self._fd)
+        try:
+            os.write(self._fd, (json.dumps(record, sort_keys=True) + "\n").encode())
+            os.fsync(self._fd)
+        except OSError as exc:  # name the journal (a full disk: the write itself names nothing)
+            raise OSError(exc.errno, exc.strerror, str(self.folder / LOG)) from None
 
     def _keep(self, kind: str, data: bytes | None = None) -> str:
         """A new name under the journal folder (`priors/3`), holding `data` when given."""
@@ -92,11 +95,14 @@ class Journal:
         (self.folder / kind).mkdir(mode=DIR_MODE, exist_ok=True)
         if data is not None:
             fsops.before_change("journal")
-            fd = os.open(self.folder / rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
+            try:
+                fd = os.open(self.folder / rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, str(self.folder / rel)) from None
         return rel
 
     def touches(self, paths: list[Path]) -> None:

@@ -20,7 +20,10 @@ MANIFEST = manifest.NAME
 def write_atomic(path: Path, data: bytes, mode: int) -> None:
     """Temp file in the same directory, fsync, chmod, rename: readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -28,6 +31,9 @@ def write_atomic(path: Path, data: bytes, mode: int) -> None:
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
+    except OSError as exc:  # a full disk: the write itself names no file
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -96,8 +102,9 @@ def diff_plan(out: Path, artifacts: Sequence[Artifact]) -> str:
         target = out / art.path
         old = target.read_bytes() if target.is_file() else b""
         if old != art.data:
-            chunks.append("".join(difflib.unified_diff(
-                _text(old), _text(art.data), f"a/{art.path}", f"b/{art.path}")))
+            lines = difflib.unified_diff(_text(old), _text(art.data), f"a/{art.path}", f"b/{art.path}")
+            chunks.append("".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                                  for line in lines))
         elif not same_mode(target, art.mode):
             chunks.append(f"mode {art.path}: executable bit differs from {art.mode:04o}\n")
     wanted = {a.path for a in artifacts}
