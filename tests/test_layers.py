@@ -1,6 +1,6 @@
 """The package's layers import one way (spec <- plan <- edit <- install/render <- diagnose <-
 commands), and an install request walks them once, in order: the spec is loaded, the plan
-computed for the harness home, then applied; nothing below calls back up."""
+computed for the harness home, then applied (editing the configs); nothing below calls back up."""
 
 from __future__ import annotations
 
@@ -96,8 +96,8 @@ def test_an_install_walks_the_layers_once_in_order(tmp_path: Path) -> None:
     assert up == [], "a call back up a layer"
     steps = [callee for caller, callee in edges if caller == "commands" and callee != "errors"]
     collapsed = [s for i, s in enumerate(steps) if i == 0 or steps[i - 1] != s]
-    # load the spec, resolve where (the request), compute the plan there, apply it
-    assert collapsed == ["spec", "install", "plan", "install"]
+    # load the spec, compute the plan for the harness home, apply it
+    assert collapsed == ["spec", "plan", "install"]
     after_plan = edges[edges.index(("commands", "plan")):]
     applying = after_plan[next(i for i, e in enumerate(after_plan) if e == ("commands", "install")):]
     assert {callee for _, callee in applying} <= {"install", "edit", "spec", "errors"}, \

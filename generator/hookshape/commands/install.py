@@ -3,13 +3,14 @@ applied to a home: gates and tentacles staged, entries merged into the vendors' 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import click
 
 from hookshape.commands.options import profiles_option, say, spec_option
-from hookshape.install import installer, request
+from hookshape.install import installer
 from hookshape.install.options import (
     change_options,
     home_option,
@@ -18,6 +19,7 @@ from hookshape.install.options import (
     vendor_option,
 )
 from hookshape.install.paths import Scope
+from hookshape.plan.homes import homes
 from hookshape.plan.plan import Plan, build
 from hookshape.render.manifest import listed_files
 from hookshape.spec.load import Loaded, SpecChoice
@@ -49,10 +51,8 @@ def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: 
             profile_dirs: tuple[Path, ...]) -> None:
     """Install the harness: scripts under the harness home, entries in each vendor's config."""
     loaded = (spec.carried_by(source) if source else spec).load(profile_dirs)
-    req = request.make(loaded, vendors, scope, project, home, force=force, dry_run=dry_run)
-    plan = plan_of(loaded, req.homes.harness, source.resolve() if source else None)
-    for note in req.skipped:
-        say(f"note: {note}")
-    code = installer.run(req, plan, say)
+    where = homes(loaded.spec, home, os.environ)
+    plan = plan_of(loaded, where.harness, source.resolve() if source else None)
+    code = installer.install(plan, where, vendors, scope, project, force, dry_run, say)
     if code:
         sys.exit(code)

@@ -12,7 +12,8 @@ from hookshape.commands.options import profiles_option, say, spec_option
 from hookshape.install import ledger as ledgers
 from hookshape.install import request, uninstaller
 from hookshape.install.options import home_option, project_option, scope_option
-from hookshape.install.paths import Scope, homes
+from hookshape.install.paths import Scope
+from hookshape.plan.homes import homes
 from hookshape.spec.load import Loaded, SpecChoice
 
 

@@ -18,9 +18,10 @@ from hookshape.diagnose import survey as surveys
 from hookshape.diagnose.findings import Ctx, Finding, Report, Severity
 from hookshape.diagnose.survey import Handler, Survey, lookup, trusted
 from hookshape.install.ledger import ledger_path
-from hookshape.install.paths import Scope, also_read, config_path, harness_home, legacy_paths
+from hookshape.install.paths import Scope, also_read, config_path, legacy_paths
 from hookshape.plan.artifacts import job_files
 from hookshape.plan.entries import entries
+from hookshape.plan.homes import harness_home
 from hookshape.spec.profiles import Profile
 
 
