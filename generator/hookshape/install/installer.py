@@ -20,14 +20,14 @@ from hookshape.edit.formats import merge
 from hookshape.edit.managed import Owner, owner, sha256
 from hookshape.edit.units import Known, Outcome
 from hookshape.errors import HookshapeError
-from hookshape.install import fsops, request, staged
+from hookshape.install import fsops, staged
 from hookshape.install import journal as journals
 from hookshape.install import ledger as ledgers
 from hookshape.install.backups import Backups
 from hookshape.install.journal import Journal, transact
 from hookshape.install.ledger import ConfigRecord, Ledger, StagedFile, UnitRecord
 from hookshape.install.paths import Scope, real
-from hookshape.install.request import Request, decode, diff
+from hookshape.install.request import Request, decode, diff, make_at
 from hookshape.plan.homes import Homes
 from hookshape.plan.plan import Plan
 from hookshape.plan.wiring import Want
@@ -305,7 +305,7 @@ def install(plan: Plan, where: Homes, names: tuple[str, ...], scope: Scope, proj
             force: bool, dry_run: bool, echo: Echo) -> int:
     """`hookshape install`: the plan (made for `where`) applied to the vendors named (default:
     every one the spec enables) in this scope."""
-    req = request.make_at(plan.loaded, names, scope, project, where, force=force, dry_run=dry_run)
+    req = make_at(plan.loaded, names, scope, project, where, force=force, dry_run=dry_run)
     for note in req.skipped:
         echo(f"note: {note}")
     return run(req, plan, echo)
