@@ -401,7 +401,7 @@ def test_no_notice_without_a_known_vendor(rig: Rig) -> None:
 
 @pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
 def test_cooldown_expiry_elects_exactly_one_probe(rig: Rig, sh) -> None:
-    cooldown = "2000"  # also how long the elected probe holds the circuit half-open
+    cooldown = "2000"  # the elected probe holds the circuit half-open for its deadline (30 s)
     env = {GATE.threshold_env: "1", GATE.cooldown_env: cooldown,
            GATE.slow_env: "29000", GATE.deadline_env: "30000"}
     trip(rig, "stop", **env)
@@ -510,7 +510,7 @@ def test_a_lock_held_by_a_running_gate_is_never_broken(rig: Rig) -> None:
 def test_a_probe_still_running_holds_the_circuit_past_one_cooldown(rig: Rig) -> None:
     """The probe holds the circuit half-open for as long as it may run (its deadline), not one
     cooldown: a call after the cooldown while it still runs does not probe a second time."""
-    cooldown = 1000
+    cooldown = 500
     env = {GATE.threshold_env: "1", GATE.cooldown_env: str(cooldown),
            GATE.slow_env: "29000", GATE.deadline_env: "30000"}
     trip(rig, "stop", **env)
