@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from hookshape.errors import HookshapeError
+from hookshape.errors import HookshapeError, OutputError
 from hookshape.spec.load import SPEC_ENV, SpecChoice
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -68,3 +68,12 @@ def repeated_options() -> str:
     for folder in ctx.params.get("profile_dirs") or ():
         words += ["--profiles", str(folder)]
     return "".join(f" {shlex.quote(w)}" for w in words)
+
+
+def say(line: str) -> None:
+    """click.echo for a command's report: a report that cannot be written (a full disk, a closed
+    pipe) is one error that names standard output, never taken for a failure of the files."""
+    try:
+        click.echo(line)
+    except OSError as exc:
+        raise OutputError(f"standard output: {exc.strerror or exc}") from None

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from hookshape.commands.options import profiles_option, repeated_options, spec_option
-from hookshape.plan.artifacts import build
+from hookshape.plan.plan import build
 from hookshape.render.write import diff_plan, write_plan
 from hookshape.spec.load import Loaded, SpecChoice
 
@@ -31,7 +31,7 @@ def command(spec: SpecChoice, profile_dirs: tuple[Path, ...], out: Path | None, 
     """Render the spec into dist/ (gates, tentacles, vendor configs, MANIFEST, CAPABILITIES)."""
     loaded = spec.load(profile_dirs)
     target = out or default_out(loaded)
-    artifacts = build(loaded)
+    artifacts = build(loaded).artifacts
     if check:
         drift = diff_plan(target, artifacts)
         if drift:

@@ -17,8 +17,8 @@ from typing import Any
 
 from hookshape.diagnose.verdict import Run, verdict
 from hookshape.errors import HookshapeError
-from hookshape.install.paths import harness_home, user_home
 from hookshape.plan.artifacts import hook_file_artifacts, script_artifacts
+from hookshape.plan.homes import harness_home, user_home
 from hookshape.spec.hooks import Group
 from hookshape.spec.load import Loaded
 from hookshape.spec.profiles import Profile

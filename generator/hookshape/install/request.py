@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookshape.errors import HookshapeError
-from hookshape.install.paths import Homes, Scope, config_path, homes, project_dir
+from hookshape.install.paths import Scope, config_path, project_dir
+from hookshape.plan.homes import Homes, homes
 from hookshape.spec.load import Loaded
 from hookshape.spec.profiles import Profile
 
@@ -48,9 +49,16 @@ def pick(loaded: Loaded, names: tuple[str, ...], enabled_only: bool = True) -> l
 def make(loaded: Loaded, names: tuple[str, ...], scope: Scope, project: Path | None,
          home: Path | None, force: bool = False, dry_run: bool = False,
          env: Mapping[str, str] | None = None, enabled_only: bool = True) -> Request:
+    where = homes(loaded.spec, home, os.environ if env is None else env)
+    return make_at(loaded, names, scope, project, where, force, dry_run, enabled_only)
+
+
+def make_at(loaded: Loaded, names: tuple[str, ...], scope: Scope, project: Path | None,
+            where: Homes, force: bool = False, dry_run: bool = False,
+            enabled_only: bool = True) -> Request:
+    """The request for homes already resolved (those a plan was made for)."""
     profiles, skipped = in_scope(pick(loaded, names, enabled_only), scope, bool(names))
-    return Request(loaded=loaded, profiles=profiles, scope=scope,
-                   homes=homes(loaded.spec, home, os.environ if env is None else env),
+    return Request(loaded=loaded, profiles=profiles, scope=scope, homes=where,
                    project=project_dir(project), force=force, dry_run=dry_run, skipped=skipped)
 
 

@@ -3,6 +3,7 @@ this one) and the rules across them."""
 
 from __future__ import annotations
 
+import posixpath
 from operator import attrgetter
 from typing import Any
 
@@ -18,7 +19,7 @@ from hookshape.spec.contract import Contract
 from hookshape.spec.dials import Dials
 from hookshape.spec.gate import Gate
 from hookshape.spec.halt import Halt
-from hookshape.spec.harness import Harness
+from hookshape.spec.harness import SCRIPTS_DIR, Harness
 from hookshape.spec.hooks import JOB_EVENTS, Group, Hook
 from hookshape.spec.matrix import Matrix
 from hookshape.spec.messages import Messages
@@ -104,6 +105,7 @@ class Spec(Strict):
             raise ValueError("the spec runs nothing: give at least one [[hooks]] or [[tentacles]]")
         self._groups_consistent(names)
         self._protect_covers_control_files()
+        self._state_outside_scripts()
         deadline = max([self.gate.deadline_ms, *(self.deadline(g) for g in self.groups())])
         floor = deadline + self.gate.vendor_margin_ms
         for vid, vendor in self.vendors.items():
@@ -180,6 +182,17 @@ class Spec(Strict):
         loose = [f for f in dials if f not in self.protect.anywhere]
         if loose:
             raise ValueError(f"protect.anywhere: must list the dial file(s) {', '.join(loose)}")
+
+    def _state_outside_scripts(self) -> None:
+        """The state directories stay out of the scripts' directory: state there would mix with
+        the files install stages and the last uninstall takes away."""
+        for key in ("harness.state_dir", "gate.health_dir"):
+            value = str(attrgetter(key)(self))
+            path = posixpath.normpath(value)
+            if path == SCRIPTS_DIR or path.startswith(SCRIPTS_DIR + "/"):
+                raise ValueError(f"{key}: {value!r} lies in the scripts' directory (<home>/"
+                                 f"{SCRIPTS_DIR}, where install stages the gates and tentacles): "
+                                 "choose a directory of its own")
 
     def tentacle(self, role: Role) -> Tentacle | None:
         return next((t for t in self.jobs() if t.role == role), None)

@@ -122,6 +122,16 @@ class ConfigInfo(_Strict):
     trust_table: Dotted = ""
     trust_key: str = ""
 
+    @property
+    def bundled(self) -> bool:
+        """A standalone hooks file whose top-level keys are hook names (root `{name}`)."""
+        return self.root == "{name}"
+
+    @property
+    def switches(self) -> list[str]:
+        """The dotted keys that turn the vendor's hooks on: the current one, then older names."""
+        return [s for s in [self.enable_switch, *self.legacy_switches] if s]
+
     @model_validator(mode="after")
     def _pairs(self) -> ConfigInfo:
         if bool(self.auth_key) != bool(self.auth_env):
