@@ -49,8 +49,14 @@ def matcher(spec: Spec, profile: Profile, role: Role) -> str | None:
     return "^(" + "|".join(alternatives) + ")$"
 
 
+GLOB = "*"
+
+
 def _item_names(spec: Spec, profile: Profile, item: str) -> list[str] | None:
-    """The vendor's tool-name alternatives (regex) of one matcher item; None: it cannot be said."""
+    """The vendor's tool-name alternatives (regex) of one matcher item; None: it cannot be said.
+    A `*` in a raw tool name stands for any run of characters (`mcp__github__*`); a vendor whose
+    matchers are exact names only cannot say that, so its entry takes every tool and the
+    adapter's own matcher picks the calls."""
     if item in TOOL_CLASSES:
         return [_escape(n) for n in getattr(profile.tools, item)]
     if item.startswith("mcp:"):
@@ -59,6 +65,9 @@ def _item_names(spec: Spec, profile: Profile, item: str) -> list[str] | None:
             return None
         prefix = fmt.replace("{server}", item[4:]).split("{tool}")[0]
         return [_escape(prefix) + ".*"]
+    if GLOB in item:
+        return None if profile.matcher.syntax == "exact" else [
+            ".*".join(_escape(piece) for piece in item.split(GLOB))]
     return [_escape(item)]
 
 
