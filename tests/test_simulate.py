@@ -133,6 +133,13 @@ def test_unknown_tentacle_is_a_user_error() -> None:
 
 
 MINIMAL = Path(__file__).resolve().parents[1] / "examples" / "minimal.toml"
+
+
+@pytest.fixture(scope="module")
+def minimal_no_codex(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    spec = tmp_path_factory.mktemp("no-codex") / "hookshape.toml"
+    spec.write_text(MINIMAL.read_text().replace("[vendors.codex]\n", ""))
+    return spec
 MINIMAL_GATES = "prompt (acme-guard-prompt), pre_tool (acme-guard-pre-tool)"
 
 
@@ -342,7 +349,22 @@ def test_a_vendor_the_spec_disables_is_refused(tmp_path: Path) -> None:
                                  "[vendors.gemini]\nenabled = false"))
     result = hs("simulate", "--spec", str(spec), "--vendor", "gemini", "--tentacle", "stop")
     assert result.code == 1 and result.out == ""
-    assert result.err == f"hookshape: error: {spec}: vendors.gemini is not enabled in the spec"
+    assert result.err == (f"hookshape: error: {spec}: vendors.gemini is not enabled in the spec: "
+                          "set enabled = true under [vendors.gemini]")
+
+
+def test_a_vendor_the_spec_does_not_name_is_refused_with_the_table_to_add(minimal_no_codex: Path) -> None:
+    result = hs("simulate", "--spec", str(minimal_no_codex), "--vendor", "codex", "--event", "prompt")
+    assert result.code == 1 and result.out == ""
+    assert result.err == (f"hookshape: error: {minimal_no_codex}: vendors.codex is not enabled in "
+                          "the spec: add a [vendors.codex] table to it")
+
+
+def test_an_unknown_vendor_gets_the_near_one() -> None:
+    result = hs("simulate", "--spec", str(SPEC), "--vendor", "claud", "--event", "prompt")
+    assert result.code == 1
+    assert result.err.startswith("hookshape: error: unknown vendor 'claud' (did you mean 'claude'? "
+                                 "known: agy, claude,"), result.err
 
 
 def warnings_of(*args: str, stdin: str | None = None) -> tuple[list[str], str]:
