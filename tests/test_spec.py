@@ -449,3 +449,45 @@ def test_an_event_that_is_not_ours_gets_the_near_one(given: str, said: str, tmp_
     proc = hookshape("validate", "--spec", spec)
     assert_user_error(proc, spec, r"hooks\[0\]\.event", said)
     assert proc.stderr == f"hookshape: error: {spec}: hooks[0].event: {said}\n"
+
+
+RAW_NAMES = """[harness]
+name = "acme"
+prefix = "acme"
+
+[[hooks]]
+name = "subagents"
+event = "pre_tool"
+match = ["Task", "Agent", "Taks", "edit", "mcp__gh__*"]
+run = ["true"]
+
+[vendors.claude]
+[vendors.gemini]
+[vendors.codex]
+[vendors.copilot]
+"""
+
+
+@pytest.mark.parametrize("verb", ["validate", "render"])
+def test_a_raw_tool_name_a_vendor_lacks_is_warned_about(verb: str, tmp_path: Path) -> None:
+    """`Task` and `Agent` are Claude Code's tools: the other vendors' matchers would take them as
+    written and never fire; a name no vendor has gets the near one. Valid all the same."""
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(RAW_NAMES, encoding="utf-8")
+    proc = hookshape(verb, "--spec", spec)
+    assert proc.returncode == 0, proc.stderr
+    tail = "their matchers take it as written, so there the hook may never run"
+    assert proc.stderr.splitlines() == [
+        f"hookshape: warning: {spec}: hooks[0].match: 'Task': no tool of that name is known on "
+        f"codex, copilot, gemini (copilot has 'task'); {tail}",
+        f"hookshape: warning: {spec}: hooks[0].match: 'Agent': no tool of that name is known on "
+        f"codex, copilot, gemini; {tail}",
+        f"hookshape: warning: {spec}: hooks[0].match: 'Taks': no enabled vendor is known to have a "
+        "tool of that name (did you mean 'Task'?); it is matched as written, so the hook may never run"]
+
+
+@pytest.mark.parametrize("spec", [SPEC, ROOT / "examples" / "minimal.toml",
+                                  ROOT / "examples" / "goal-and-audit.toml"], ids=lambda p: p.stem)
+def test_the_shipped_specs_get_no_warning(spec: Path) -> None:
+    proc = hookshape("validate", "--spec", spec)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr

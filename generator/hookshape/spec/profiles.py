@@ -66,6 +66,9 @@ class Tools(_Strict):
     edit: list[str]
     shell: list[str]
     read: list[str] = Field([], description="tools that only read files (the `read` tool class)")
+    other: list[str] = Field([], description=(
+        "the vendor's other tools known by name (a hook may match them raw); validation warns "
+        "about a raw name no enabled vendor is known to have"))
     mcp_format: str
 
 
