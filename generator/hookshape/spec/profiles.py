@@ -230,6 +230,9 @@ class Payload(_Strict):
     stop_active: str
     stop_text: list[str]
     turn_marker: str = ""
+    prompt: str = Field("", description=(
+        "the dotted path of the user's prompt on the prompt event (a step 0 is a list's first "
+        "element); \"\": not known"))
 
     @model_validator(mode="after")
     def _cwd_not_from_tool_args(self) -> Payload:
