@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.clikit import hookshape
-from tests.shells import ROOT
+from tests.shells import CORE, ROOT
 
 from hookshape.plan import outputs
 from hookshape.spec.profiles import load_profiles
@@ -47,13 +47,15 @@ def lines_of(out: str) -> tuple[list[str], str]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_examples_cases_pass(name: str) -> None:
-    """Every case of examples/NAME.tests.toml, found beside the spec, passes on every vendor."""
-    done = hs("--spec", EXAMPLES / f"{name}.toml")
+    """Every case of examples/NAME.tests.toml, found beside the spec, passes on every vendor,
+    under dash, busybox sh and bash (where the shell reads the event and prints the answer)."""
+    shells = [s.name for s in CORE if s.available]
+    done = hs("--spec", EXAMPLES / f"{name}.toml", *(w for s in shells for w in ("--shell", s)))
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr == ""
     cases, summary = lines_of(done.stdout)
     assert cases and all(line.startswith("ok    ") for line in cases), done.stdout
-    assert " x sh" in cases[0]
+    assert f" x {', '.join(shells)}" in cases[0], cases[0]
     assert summary.startswith(f"{len(cases)} cases: {len(cases)} ok, 0 failed; ")
 
 
