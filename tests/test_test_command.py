@@ -331,6 +331,39 @@ def test_ask_is_read_only_where_a_profile_has_that_answer(tmp_path: Path) -> Non
            "allow: " in done.stdout, done.stdout
 
 
+def test_context_after_a_tool_call_is_read_where_the_vendor_takes_it(tmp_path: Path) -> None:
+    """A post_tool hook's exit 2 reason is context where the vendor's profile has a context
+    answer on post_tool; elsewhere the call simply went on."""
+    hook = """[[hooks]]
+name = "lint"
+event = "post_tool"
+run = ["sh", "-c", "echo 'lint: 2 warnings in src/app.py' >&2; exit 2"]
+"""
+    takes = [v for v in VENDORS if outputs.resolved(PROFILES[v], "context", "post_tool")]
+    others = [v for v in VENDORS if v not in takes]
+    assert takes and others
+    tests = f"""[[tests]]
+name = "the lint result reaches the model"
+event = "post_tool"
+paths = ["src/app.py"]
+vendors = {json.dumps(takes)}
+expect = "context"
+context_contains = "2 warnings in src/app.py"
+
+[[tests]]
+name = "elsewhere the call went on"
+event = "post_tool"
+paths = ["src/app.py"]
+vendors = {json.dumps(others)}
+expect = "allow"
+"""
+    done = hs("--spec", harness(tmp_path, hook, tests))
+    assert done.returncode == 0, done.stdout
+    lines, _ = lines_of(done.stdout)
+    assert lines == [f"ok    the lint result reaches the model: {', '.join(takes)} x sh",
+                     f"ok    elsewhere the call went on: {', '.join(others)} x sh"]
+
+
 def test_vendor_and_shell_options(tmp_path: Path) -> None:
     spec = harness(tmp_path, ALLOWS, EDIT_GOES_THROUGH + EDIT_GOES_THROUGH.replace(
         "an edit goes through", "on codex").replace('expect', 'vendors = ["codex"]\nexpect'))

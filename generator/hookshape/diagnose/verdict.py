@@ -144,9 +144,9 @@ def pre_tool(profile: Profile, event: Event, payload: dict[str, Any], run: Run) 
         return Reading("context", f"{display} lets {tool} run and adds this context: {warn}",
                        context=warn)
     if run.code == 0 and run.stderr.strip() and outputs.on_stderr(profile, "warn", event):
-        warning = one_line(run.stderr)
-        return Reading("context", f"{display} lets {tool} run and shows this warning: {warning}",
-                       context=warning)
+        # a warning the vendor shows, not context it is known to hand the model
+        return Reading("allow", f"{display} lets {tool} run and shows this warning: "
+                                f"{one_line(run.stderr)}")
     if _said(profile, "allow", obj, event) is not None:
         return Reading("allow", f"{display} runs {tool} (the hook said allow)")
     return Reading("allow", _quiet(display, run, problem, f"{display} runs {tool}"))
