@@ -431,9 +431,13 @@ GOOD = EDIT_GOES_THROUGH
     (GOOD + GOOD, "tests: duplicate name(s) 'an edit goes through'"),
     ("[[tests]]\nname = 'x'\n", "tests[0].event: required key is missing"),
     ("tests = 1\n", "tests: Input should be a valid list"),
+    (GOOD + 'cwd = "../.."\n', "tests[0].cwd: '../..' has a '..' segment: a relative cwd stays "
+     "inside the scratch project"),
+    (GOOD + 'tool = "any"\n', "tests[0].tool: a call has one tool: a class (edit, shell, read), "
+     "mcp:<server> or a raw name"),
 ], ids=["unknown-key", "vendor-event-name", "block-on-pre-tool", "expect-typo", "prompt-on-pre-tool",
         "payload-and-paths", "vendor-not-enabled", "event-without-gate", "duplicate-names",
-        "missing-key", "not-a-list"])
+        "missing-key", "not-a-list", "cwd-outside", "tool-any"])
 def test_a_bad_tests_file_is_one_located_line_per_problem(text: str, said: str, tmp_path: Path) -> None:
     spec = harness(tmp_path, ALLOWS, text, ["claude"])
     report = tmp_path / "report.xml"

@@ -92,6 +92,9 @@ class Case(Strict):
             if given:
                 raise ValueError(f"payload: the event is the payload file as it is: leave out "
                                  f"{', '.join(given)}")
+        if self.cwd is not None and not self.cwd.startswith("/") and ".." in self.cwd.split("/"):
+            raise ValueError(f"cwd: {self.cwd!r} has a '..' segment: a relative cwd stays inside "
+                             "the scratch project (an absolute one is sent as it is)")
         if self.tool == "any":
             raise ValueError("tool: a call has one tool: a class (edit, shell, read), "
                              "mcp:<server> or a raw name")

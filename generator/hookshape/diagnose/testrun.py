@@ -12,7 +12,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,18 +101,15 @@ def bench(loaded: Loaded, tests: Tests) -> Iterator[Bench]:
         yield Bench(loaded, tests, tree, Path(tmp))
 
 
-def run_all(loaded: Loaded, tests: Tests, only: tuple[str, ...], shells: list[Shell],
-            done: Callable[[Outcome], None] = lambda _: None) -> list[Outcome]:
+def run_all(loaded: Loaded, tests: Tests, only: tuple[str, ...],
+            shells: list[Shell]) -> list[Outcome]:
     """Every case x vendor x shell, in parallel (the runs wait on scripts), in case order."""
     todo = jobs(loaded, tests, only, shells)
     with bench(loaded, tests) as b:
         for shell in shells:
             b.wrappers[shell.name] = shell.interpreter(b.scratch)
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            outcomes = list(pool.map(lambda job: run_one(b, job), todo))
-    for outcome in outcomes:
-        done(outcome)
-    return outcomes
+            return list(pool.map(lambda job: run_one(b, job), todo))
 
 
 def run_one(b: Bench, job: Job) -> Outcome:
@@ -125,24 +122,29 @@ def run_one(b: Bench, job: Job) -> Outcome:
     if sent.skip:
         return Outcome(case, profile.id, job.shell.name, skipped=sent.skip)
     harness = harness_dir(b.loaded, user)
-    prepare(b.loaded, harness)
+    lay_out(b.loaded, case, harness, project, cwd)
+    env = environment(b, job, user, harness)
+    where = cwd if cwd.is_dir() else project
+    runs = []
+    for gate in gates_on(b.loaded, case.event):
+        limit = max(10.0, 3 * b.loaded.spec.deadline(gate) / 1000)
+        run = execute([*job.shell.argv, str(b.tree / "bin" / gate.name)], sent.data, env, where,
+                      limit)
+        runs.append(GateRun(gate.name, run, read(profile, case.event, as_object(sent.data), run)))
+    return Outcome(case, profile.id, job.shell.name, failure=judge(case, profile, runs),
+                   runs=tuple(runs), seconds=time.monotonic() - start)
+
+
+def lay_out(loaded: Loaded, case: Case, harness: Path, project: Path, cwd: Path) -> None:
+    """The run's harness home (lease held, armed), its project with the case's files, and the
+    case's cwd when it lies in the project."""
+    prepare(loaded, harness)
     project.mkdir(parents=True)
     if cwd.is_relative_to(project):
         cwd.mkdir(parents=True, exist_ok=True)
     for rel, text in case.files.items():
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text(text, encoding="utf-8")
-    env = environment(b, job, user, harness)
-    runs = []
-    for gate in gates_on(b.loaded, case.event):
-        script = b.tree / "bin" / gate.name
-        limit = max(10.0, 3 * b.loaded.spec.deadline(gate) / 1000)
-        run = execute([*job.shell.argv, str(script)], sent.data, env,
-                      cwd if cwd.is_dir() else project, limit)
-        runs.append(GateRun(gate.name, run, read(profile, case.event, as_object(sent.data), run)))
-    failure = judge(case, profile, runs)
-    return Outcome(case, profile.id, job.shell.name, failure=failure, runs=tuple(runs),
-                   seconds=time.monotonic() - start)
 
 
 def environment(b: Bench, job: Job, user: Path, harness: Path) -> dict[str, str]:
