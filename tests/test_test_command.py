@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.clikit import hookshape
-from tests.shells import CORE, ROOT
+from tests.shells import CORE, FAST, ROOT
 
 from hookshape.plan import outputs
 from hookshape.spec.profiles import load_profiles
@@ -23,6 +23,9 @@ PROFILES = load_profiles()
 VENDORS = sorted(PROFILES)
 EXAMPLES = ROOT / "examples"
 NAMES = ("minimal", "goal-and-audit")
+# the first vendor of each shape of deny answer in the profiles
+DENY_DIALECTS = tuple({json.dumps(outputs.of(PROFILES[v], "deny").stdout, sort_keys=True): v
+                       for v in reversed(VENDORS)}.values())
 SUMMARY = re.compile(r"^(\d+) cases?: (\d+) ok, (\d+) failed(, \d+ not run)?; \d+ runs? "
                      r"\(\d+ vendors? x \d+ shells?(, \d+ skipped)?\) in \d+\.\d s$")
 
@@ -50,13 +53,16 @@ def test_the_examples_cases_pass(name: str) -> None:
     """Every case of examples/NAME.tests.toml, found beside the spec, passes on every vendor,
     under dash, busybox sh and bash (where the shell reads the event and prints the answer)."""
     shells = [s.name for s in CORE if s.available]
-    done = hs("--spec", EXAMPLES / f"{name}.toml", *(w for s in shells for w in ("--shell", s)))
+    vendors = DENY_DIALECTS if FAST else ()  # fast mode: one vendor of each deny answer
+    done = hs("--spec", EXAMPLES / f"{name}.toml", *(w for s in shells for w in ("--shell", s)),
+              *(w for v in vendors for w in ("--vendor", v)))
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr == ""
     cases, summary = lines_of(done.stdout)
-    assert cases and all(line.startswith("ok    ") for line in cases), done.stdout
+    ran = [line for line in cases if not line.startswith("--    ")]
+    assert ran and all(line.startswith("ok    ") for line in ran), done.stdout
     assert f" x {', '.join(shells)}" in cases[0], cases[0]
-    assert summary.startswith(f"{len(cases)} cases: {len(cases)} ok, 0 failed; ")
+    assert summary.startswith(f"{len(cases)} cases: {len(ran)} ok, 0 failed")
 
 
 @pytest.mark.slow
