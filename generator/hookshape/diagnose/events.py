@@ -10,6 +10,7 @@ import itertools
 import json
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,13 @@ class Skip(Exception):
     """This vendor cannot send the case's event."""
 
 
+def example_path(vendor: str, event: str) -> Traversable:
+    """The built-in example of the event as the vendor sends it (examples/<vendor>/<event>.json)."""
+    return resources.files("hookshape") / "examples" / vendor / f"{event}.json"
+
+
 def example(profile: Profile, event: str) -> dict[str, Any]:
-    found = resources.files("hookshape") / "examples" / profile.id / f"{event}.json"
+    found = example_path(profile.id, event)
     value = json.loads(found.read_text(encoding="utf-8"))
     assert isinstance(value, dict), found
     return value

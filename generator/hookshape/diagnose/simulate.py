@@ -10,11 +10,10 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from hookshape.diagnose.events import example_path
 from hookshape.diagnose.scratch import harness_dir, prepare, rendered
 from hookshape.diagnose.verdict import Run, verdict
 from hookshape.errors import HookshapeError
@@ -62,10 +61,6 @@ def find_tentacle(loaded: Loaded, name: str) -> Tentacle | Group:
                              f"{', '.join(g.name for g in on)}; name one")
     what = f"no hook or tentacle on {event}" if event in EVENTS else f"no gate or event {name!r}"
     raise HookshapeError(f"{what} in {where} (its gates: {gates_said(loaded)})")
-
-
-def example_path(vendor: str, event: str) -> Traversable:
-    return resources.files("hookshape") / "examples" / vendor / f"{event}.json"
 
 
 def example(profile: Profile, event: Event) -> tuple[bytes, str]:
