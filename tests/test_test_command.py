@@ -66,13 +66,16 @@ def test_the_examples_cases_pass(name: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", NAMES)
-def test_the_examples_cases_pass_under_every_shell(name: str) -> None:
-    done = hs("--spec", EXAMPLES / f"{name}.toml", "--all-shells")
+def test_the_minimal_examples_cases_pass_under_every_shell() -> None:
+    """--all-shells: every installed shell of the matrix, one vendor of each deny answer (the
+    shell reads the event and prints the answer the awk made; the hooks here are sh -c)."""
+    args = [w for v in DENY_DIALECTS for w in ("--vendor", v)]
+    done = hs("--spec", EXAMPLES / "minimal.toml", "--all-shells", *args)
     assert done.returncode == 0, done.stdout + done.stderr
     cases, _ = lines_of(done.stdout)
-    assert all(line.startswith("ok    ") for line in cases), done.stdout
-    assert "dash, busybox, bash" in cases[0], cases[0]
+    ran = [line for line in cases if not line.startswith("--    ")]
+    assert ran and all(line.startswith("ok    ") for line in ran), done.stdout
+    assert "x dash, busybox, bash" in cases[0], cases[0]
 
 
 # ------------------------------------------------------------- a harness of our own --
