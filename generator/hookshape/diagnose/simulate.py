@@ -55,12 +55,11 @@ def find_tentacle(loaded: Loaded, name: str) -> Tentacle | Group:
     on = [g for g in gates if g.role == event]
     if len(on) == 1:
         return on[0]
-    where = f"{loaded.spec_path}"
     if on:
-        raise HookshapeError(f"the {event} event has {len(on)} gates in {where}: "
+        raise HookshapeError(f"the {event} event has {len(on)} gates in {loaded.spec_path}: "
                              f"{', '.join(g.name for g in on)}; name one")
     what = f"no hook or tentacle on {event}" if event in EVENTS else f"no gate or event {name!r}"
-    raise HookshapeError(f"{what} in {where} (its gates: {gates_said(loaded)})")
+    raise HookshapeError(f"{what} in {loaded.spec_path} (its gates: {gates_said(loaded)})")
 
 
 def example(profile: Profile, event: Event) -> tuple[bytes, str]:
