@@ -12,7 +12,8 @@ import click
 from click.core import ParameterSource
 
 from hookshape.errors import HookshapeError, OutputError
-from hookshape.spec.load import SPEC_ENV, SpecChoice
+from hookshape.plan.matchers import raw_name_warnings
+from hookshape.spec.load import SPEC_ENV, Loaded, SpecChoice
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -77,3 +78,10 @@ def say(line: str) -> None:
         click.echo(line)
     except OSError as exc:
         raise OutputError(f"standard output: {exc.strerror or exc}") from None
+
+
+def warn_about(loaded: Loaded) -> None:
+    """What the spec may get wrong without being invalid, one warning line each on stderr: a
+    raw tool name in a hook's match that an enabled vendor is not known to have."""
+    for problem in raw_name_warnings(loaded.spec, loaded.vendors):
+        click.echo(f"hookshape: warning: {loaded.spec_path}: {problem}", err=True)

@@ -38,10 +38,14 @@ def pick(loaded: Loaded, names: tuple[str, ...], enabled_only: bool = True) -> l
     for name in dict.fromkeys(names):
         if name not in loaded.profiles:
             known = ", ".join(sorted(loaded.profiles))
-            raise HookshapeError(f"unknown vendor {name!r} (known: {known})")
+            near = difflib.get_close_matches(name, sorted(loaded.profiles), n=1)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            raise HookshapeError(f"unknown vendor {name!r} ({hint}known: {known})")
         vendor = loaded.spec.vendors.get(name)
         if enabled_only and (vendor is None or not vendor.enabled):
-            raise HookshapeError(f"{loaded.spec_path}: vendors.{name} is not enabled in the spec")
+            fix = (f"add a [vendors.{name}] table to it" if vendor is None
+                   else f"set enabled = true under [vendors.{name}]")
+            raise HookshapeError(f"{loaded.spec_path}: vendors.{name} is not enabled in the spec: {fix}")
         out.append(loaded.profiles[name])
     return out
 

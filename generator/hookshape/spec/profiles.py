@@ -66,6 +66,9 @@ class Tools(_Strict):
     edit: list[str]
     shell: list[str]
     read: list[str] = Field([], description="tools that only read files (the `read` tool class)")
+    other: list[str] = Field([], description=(
+        "the vendor's other tools known by name (a hook may match them raw); validation warns "
+        "about a raw name no enabled vendor is known to have"))
     mcp_format: str
 
 
@@ -237,6 +240,9 @@ class Payload(_Strict):
     stop_active: str
     stop_text: list[str]
     turn_marker: str = ""
+    prompt: str = Field("", description=(
+        "the dotted path of the user's prompt on the prompt event (a step 0 is a list's first "
+        "element); \"\": not known"))
 
     @model_validator(mode="after")
     def _cwd_not_from_tool_args(self) -> Payload:
