@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from hookshape.commands.options import profiles_option, spec_option
-from hookshape.render.package import package
+from hookshape.package.tarball import package
 from hookshape.spec.load import SpecChoice
 
 
