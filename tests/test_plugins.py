@@ -102,7 +102,7 @@ def test_package_section_defaults_from_the_harness(example: Loaded) -> None:
     ("homepage", "acme.example", "http:// or https:// URL"),
     ("author_email", "tools at acme", "email address"),
     ("license", "MIT license", "SPDX license expression"),
-    ("name", "acme guard", "plugin name"),
+    ("name", "acme guard", "command or file name"),
 ])
 def test_package_section_bad_value_is_one_line_at_its_key(tmp_path: Path, key: str, value: str,
                                                           words: str) -> None:
@@ -298,6 +298,13 @@ def test_a_directory_in_the_way_is_refused_and_nothing_is_written(tmp_path: Path
     assert sorted(p.as_posix() for p in tmp_path.rglob("*")) == before
 
 
+def test_an_unwritable_place_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("keep\n")
+    refused(hookshape("package", "--as", "codex-plugin", "--out", tmp_path / "file" / "out", "--spec", EXAMPLE),
+            "cannot write")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
 def test_a_refused_name_writes_nothing_not_even_the_parents(tmp_path: Path) -> None:
     spec = spec_with(tmp_path / "spec", {"name": "Acme_Guard"})
     out = tmp_path / "new" / "deeper" / "out"
@@ -311,7 +318,7 @@ def test_a_refused_name_writes_nothing_not_even_the_parents(tmp_path: Path) -> N
     ("gemini-extension", "Acme-Guard", True), ("gemini-extension", "acme.guard", False),
     ("codex-plugin", "acme_guard", True), ("codex-plugin", "acme.guard", False),
     ("cursor-plugin", "acme.guard", True), ("cursor-plugin", "acme-", False),
-    ("copilot-plugin", "acme--guard", False),
+    ("copilot-plugin", "acme--guard", False), ("copilot-plugin", "a" * 64, True), ("copilot-plugin", "a" * 65, False),
 ])
 def test_each_format_has_its_own_name_rule(tmp_path: Path, fmt: str, name: str, ok: bool) -> None:
     spec = spec_with(tmp_path / "spec", {"name": name})

@@ -8,12 +8,8 @@ from typing import Annotated
 from pydantic import Field
 
 from hookshape.spec.defaults import symbolic
-from hookshape.spec.types import FileName, Strict
+from hookshape.spec.types import FileName, ScriptName, Strict
 
-PackageName = Annotated[str, Field(
-    pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
-    description="a plugin name: 1 to 64 letters, digits, '.', '_' and '-', starting with a letter "
-                "or digit (each plugin format narrows it further: see `hookshape package --help`)")]
 Version = Annotated[str, Field(
     pattern=r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$",
     description="a semantic version: MAJOR.MINOR.PATCH, with an optional -prerelease and +build")]
@@ -32,8 +28,9 @@ Url = Annotated[str, Field(
 
 
 class Package(Strict):
-    name: PackageName = Field(symbolic("package", "name"), description=(
-        "the plugin's or extension's name, as users install it"))
+    name: ScriptName = Field(symbolic("package", "name"), description=(
+        "the plugin's or extension's name, as users install it (each plugin format narrows what "
+        "it may be: `hookshape package --as` says how)"))
     version: Version = Field("0.1.0", description=(
         "the plugin's version: raise it for every release (vendors cache a plugin by version)"))
     description: Line = Field(symbolic("package", "description"), description=(
@@ -46,5 +43,5 @@ class Package(Strict):
     license_file: FileName = Field("", description=(
         "a file beside the spec with the full license text, shipped as LICENSE (empty: a LICENSE "
         "naming `license` and the author)"))
-    marketplace: PackageName = Field(symbolic("package", "marketplace"), description=(
+    marketplace: ScriptName = Field(symbolic("package", "marketplace"), description=(
         "the name of the marketplace `package --marketplace` writes around the plugin"))
