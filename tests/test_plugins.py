@@ -258,6 +258,22 @@ def test_plugin_gate_answers_as_the_installed_gate_and_leaves_its_directory_alon
     assert "tentacle=acme-guard-pre-tool" in log and "outcome=verdict" in log
 
 
+def test_a_hook_s_own_files_run_from_the_plugin(tmp_path: Path) -> None:
+    """A user hook whose command names its files ({dir}/...) finds them in the plugin: the
+    goal-and-audit example's goal gate (a Python file beside its spec) blocks a write in a
+    session without a goal, through the Claude plugin's pre-tool command."""
+    spec = ROOT / "examples" / "goal-and-audit.toml"
+    root = tmp_path / "plugin"
+    files = build(root, "claude-plugin", spec)
+    assert "scripts/hooks/goal-gate.d/goal-and-audit/goal.py" in files, sorted(files)
+    line = commands(json.loads(files["hooks/hooks.json"][0])["hooks"]["PreToolUse"])[0]
+    payload = (FIXTURES / "claude" / "pre-tool-Write.json").read_bytes()
+    home = tmp_path / "home"
+    home.mkdir()
+    got = run_line(line, payload, home, "CLAUDE_PLUGIN_ROOT", root)
+    assert b"BLOCKED: this session has no goal yet." in got.stdout + got.stderr, got
+
+
 # -- reproducible, and written whole or not at all -------------------------------------------
 
 def test_two_builds_are_byte_identical_with_the_epoch_as_every_mtime(tmp_path: Path) -> None:
