@@ -4,7 +4,8 @@ on a plugin and on a marketplace, and Gemini CLI's `gemini extensions validate`,
 versions from tools/live-clis (`make live-clis`).
 
 Without a pinned CLI these tests are skipped with the reason; under CI=true they fail instead,
-as the live tier does. Each CLI runs with a scratch HOME and config dir."""
+as the live tier does. Each CLI runs with a scratch HOME and config dir. Marked slow: `make
+test` runs them, `make test-fast` does not."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from typing import Any
 import pytest
 from tests import clikit
 from tests.live.runner import cli_path
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "minimal.toml"
