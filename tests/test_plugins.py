@@ -88,6 +88,29 @@ def example() -> Loaded:
     return load(EXAMPLE)
 
 
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example rendered, once for the module (read only)."""
+    out = tmp_path_factory.mktemp("dist") / "dist"
+    rendered(EXAMPLE, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Each format of the example built once for the module, in a directory whose path has a
+    space (read only: the tests that run its gates check it is left as it was)."""
+    base = tmp_path_factory.mktemp("plain") / "my plugins"
+    made: dict[str, tuple[Path, dict[str, tuple[bytes, int]]]] = {}
+
+    def get(fmt: str) -> tuple[Path, dict[str, tuple[bytes, int]]]:
+        if fmt not in made:
+            root = base / fmt / "acme-guard"
+            made[fmt] = (root, build(root, fmt))
+        return made[fmt]
+    return get
+
+
 # -- the spec's [package] --------------------------------------------------------------------
 
 def test_package_section_defaults_from_the_harness(example: Loaded) -> None:
@@ -115,12 +138,11 @@ def test_package_section_bad_value_is_one_line_at_its_key(tmp_path: Path, key: s
 # -- the files of each format ----------------------------------------------------------------
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
-def test_format_holds_manifest_hooks_scripts_readme_and_license(tmp_path: Path, fmt: str) -> None:
+def test_format_holds_manifest_hooks_scripts_readme_and_license(plain: Any, dist: Path, fmt: str) -> None:
     plugin = PROFILES[FORMATS[fmt]].plugin
     assert plugin is not None
-    files = build(tmp_path / "out", fmt)
-    dist = rendered(EXAMPLE, tmp_path / "dist")
-    scripts = {f"{plugin.scripts}/{p.removeprefix('bin/')}": v for p, v in dist.items() if p.startswith("bin/")}
+    _root, files = plain(fmt)
+    scripts = {f"{plugin.scripts}/{p.removeprefix('bin/')}": v for p, v in tree(dist).items() if p.startswith("bin/")}
     assert scripts, dist
     assert {p: v for p, v in files.items() if p.startswith(plugin.scripts + "/")} == scripts
     assert set(files) == {plugin.manifest.path, plugin.hooks.path, "README.md", "LICENSE", *scripts}
@@ -188,12 +210,11 @@ def commands(node: Any) -> list[str]:
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
-def test_hooks_file_runs_every_gate_through_the_root_variable(tmp_path: Path, fmt: str,
-                                                             example: Loaded) -> None:
+def test_hooks_file_runs_every_gate_through_the_root_variable(plain: Any, fmt: str, example: Loaded) -> None:
     profile = PROFILES[FORMATS[fmt]]
     plugin = profile.plugin
     assert plugin is not None
-    files = build(tmp_path / "out", fmt)
+    _root, files = plain(fmt)
     hooks = json.loads(files[plugin.hooks.path][0])
     assert "hooks" in hooks  # wrapped: an unwrapped file loses every hook (Claude, Gemini)
     assert {k: v for k, v in hooks.items() if k != "hooks"} == profile.config.extras
@@ -226,7 +247,7 @@ def run_line(line: str, payload: bytes, home: Path, var: str, root: Path) -> sub
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_plugin_gate_answers_as_the_installed_gate_and_leaves_its_directory_alone(
-        tmp_path: Path, fmt: str) -> None:
+        tmp_path: Path, plain: Any, dist: Path, fmt: str) -> None:
     """The example's guard blocks a write of `.env` through the plugin's pre-tool command with
     the same exit code, stdout and stderr as the rendered gate run by its installed command; the
     plugin (in a directory whose path has a space) is not changed by the run, and the gate's
@@ -234,10 +255,7 @@ def test_plugin_gate_answers_as_the_installed_gate_and_leaves_its_directory_alon
     profile = PROFILES[FORMATS[fmt]]
     plugin = profile.plugin
     assert plugin is not None
-    root = tmp_path / "my plugins" / "acme-guard"
-    files = build(root, fmt)
-    dist = tmp_path / "dist"
-    rendered(EXAMPLE, dist)
+    root, files = plain(fmt)
     raw = (FIXTURES / profile.id / f"{WRITES[profile.id]}.json").read_text()
     payload = raw.replace("src/retry.ts", ".env").replace("src/fetch.ts", ".env").encode()
     assert b".env" in payload
@@ -424,11 +442,10 @@ def test_no_license_is_said_on_the_command_line(tmp_path: Path) -> None:
         "note: [package] names no license: its LICENSE grants none"]
 
 
-def test_from_a_rendered_tree_gives_the_same_plugin(tmp_path: Path) -> None:
+def test_from_a_rendered_tree_gives_the_same_plugin(tmp_path: Path, plain: Any) -> None:
     dist = tmp_path / "dist"
     rendered(EXAMPLE, dist)
-    want = build(tmp_path / "direct", "codex-plugin")
-    assert build(tmp_path / "from", "codex-plugin", EXAMPLE, "--from", str(dist)) == want
+    assert build(tmp_path / "from", "codex-plugin", EXAMPLE, "--from", str(dist)) == plain("codex-plugin")[1]
     (dist / "bin" / "acme-guard-prompt").write_text("#!/bin/sh\nexit 0\n")
     refused(hookshape("package", "--as", "codex-plugin", "--out", tmp_path / "bad", "--spec", EXAMPLE,
                       "--from", dist), "MANIFEST")
