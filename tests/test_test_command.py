@@ -335,7 +335,8 @@ expect = "allow"
 def test_an_ask_is_read_where_the_vendor_can_ask(tmp_path: Path) -> None:
     """A hook's ask is the vendor's ask where its profile has one; elsewhere the case fails,
     saying the vendor has none (the gate said contract.ask_fallback instead)."""
-    asks = ALLOWS.replace('["sh", "-c", "exit 0"]', r"""["sh", "-c", 'echo "{\"decision\": \"ask\", \"reason\": \"sure?\"}"']""")
+    ask = r"""["sh", "-c", 'echo "{\"decision\": \"ask\", \"reason\": \"sure?\"}"']"""
+    asks = ALLOWS.replace('["sh", "-c", "exit 0"]', ask)
     tests = EDIT_GOES_THROUGH.replace('expect = "allow"', 'expect = "ask"')
     done = hs("--spec", harness(tmp_path, asks, tests, ["claude", "codex"]))
     assert done.returncode == 1, done.stdout
