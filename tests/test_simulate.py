@@ -220,6 +220,8 @@ def expected_reading(profile: Profile, event: str) -> str:
     if event in ("stop", "subagent_stop"):
         who = "the subagent" if event == "subagent_stop" else "the agent"
         return f"{name} keeps {who} working with: {why}"
+    if event == "prompt" and outputs.resolved(profile, "block", "prompt") is not None:
+        return f"{name} rejects the prompt and shows: {why}"
     if outputs.resolved(profile, "context", event) is None:
         return "nothing happens: "
     return {"session_start": f"{name} adds this context to the session: ",

@@ -66,10 +66,10 @@ def test_minimal_spec_with_tentacles_renders_scripts_named_from_the_harness(tmp_
     proc = hookshape("render", "--spec", write(tmp_path, text), "--out", out)
     assert proc.returncode == 0, proc.stderr
     names = sorted(p.relative_to(out).as_posix() for p in (out / "bin").rglob("*") if p.is_file())
-    # the built-in jobs' gates and tentacles, and the gate and adapter of the pre_tool hook, each
-    # tentacle and adapter with its awk program, and the awk library
+    # the built-in jobs' gates and tentacles, and the gate of the pre_tool hook, each tentacle and
+    # gate of hooks with its awk program, and the awk library
     assert names == ["bin/acme-guard-pre-tool", "bin/acme-hook-pre-tool", "bin/acme-hook-prompt",
-                     "bin/hooks/acme-guard-pre-tool", "bin/hooks/acme-guard-pre-tool.awk",
+                     "bin/hooks/acme-guard-pre-tool.awk",
                      "bin/hooks/acme-hook-pre-tool", "bin/hooks/acme-hook-pre-tool.awk",
                      "bin/hooks/acme-hook-prompt", "bin/hooks/acme-hook-prompt.awk", "bin/hooks/lib.awk"]
     gate = (out / "bin" / "acme-hook-prompt").read_text(encoding="utf-8")

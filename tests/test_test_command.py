@@ -332,12 +332,17 @@ expect = "allow"
                                                   "(skipped agy: Antigravity has no subagent_stop")
 
 
-def test_ask_is_read_only_where_a_profile_has_that_answer(tmp_path: Path) -> None:
+def test_an_ask_is_read_where_the_vendor_can_ask(tmp_path: Path) -> None:
+    """A hook's ask is the vendor's ask where its profile has one; elsewhere the case fails,
+    saying the vendor has none (the gate said contract.ask_fallback instead)."""
+    ask = r"""["sh", "-c", 'echo "{\"decision\": \"ask\", \"reason\": \"sure?\"}"']"""
+    asks = ALLOWS.replace('["sh", "-c", "exit 0"]', ask)
     tests = EDIT_GOES_THROUGH.replace('expect = "allow"', 'expect = "ask"')
-    done = hs("--spec", harness(tmp_path, ALLOWS, tests, ["claude"]))
-    assert done.returncode == 1
-    assert "      claude x sh: expected ask (Claude Code has no ask answer in its profile), got " \
-           "allow: " in done.stdout, done.stdout
+    done = hs("--spec", harness(tmp_path, asks, tests, ["claude", "codex"]))
+    assert done.returncode == 1, done.stdout
+    assert "claude x sh" not in done.stdout.split("FAIL", 1)[1].split("\n", 1)[1], done.stdout
+    assert "      codex x sh: expected ask (Codex CLI has no ask answer in its profile), got deny: " \
+           in done.stdout, done.stdout
 
 
 def test_context_after_a_tool_call_is_read_where_the_vendor_takes_it(tmp_path: Path) -> None:

@@ -70,7 +70,7 @@ def spec_label(loaded: Loaded) -> str:
 
 def to_json(loaded: Loaded, vendors: list[Vendor]) -> str:
     out: dict[str, Any] = {"spec": None if loaded.builtin else str(loaded.spec_path),
-                           "vendors": [asdict(v) for v in vendors]}
+                           "vendors": [{**asdict(v), "roles": [c.to_json() for c in v.roles]} for v in vendors]}
     return json.dumps(out, indent=2) + "\n"
 
 

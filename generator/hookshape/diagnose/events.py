@@ -112,7 +112,7 @@ def _doc(case: Case, profile: Profile, cwd: str) -> dict[str, Any]:
     if case.prompt is not None:
         if not p.prompt:
             raise Skip(f"the profile of {display} names no prompt field")
-        put(doc, p.prompt, case.prompt)
+        put(doc, p.prompt[0], case.prompt)
     if case.message is not None:
         if not p.stop_text:
             raise Skip(f"{display} sends no last assistant message on {case.event}")

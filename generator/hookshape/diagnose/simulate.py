@@ -34,9 +34,11 @@ class Target:
 
     @property
     def rel(self) -> str:
+        """The script run: the gate, or a built-in job's tentacle (the gate of user hooks runs
+        them itself: it is the script either way)."""
         sub = self.loaded.spec.harness.tentacle_dir
         name = self.tentacle.name
-        return f"bin/{name}" if self.gate else f"bin/{sub}/{name}"
+        return f"bin/{name}" if self.gate or isinstance(self.tentacle, Group) else f"bin/{sub}/{name}"
 
 
 def gates_said(loaded: Loaded) -> str:

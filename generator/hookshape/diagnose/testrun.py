@@ -228,6 +228,6 @@ def _contains(case: Case, got: Reading, saw: str) -> str:
 def _rewrite(case: Case, profile: Profile, got: Reading, saw: str) -> str:
     if case.input is None or got.input == case.input:
         return ""
-    lacks = "" if has(profile, "input") else \
-        f" ({profile.vendor.display} has no input answer in its profile)"
+    lacks = "" if profile.output.rewrite.stdout is not None else \
+        f" ({profile.vendor.display} cannot apply a rewrite: the call is refused instead)"
     return f"expected the input {json.dumps(case.input)}{lacks}, {saw}"

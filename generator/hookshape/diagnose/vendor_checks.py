@@ -133,16 +133,19 @@ def _script_findings(ctx: Ctx, command: str, where: str) -> list[Finding]:
                         f"run `{ctx.hs('install')}` (it writes absolute, quoted paths)")]
     path = Path(script)
     # the gate's files, laid out around it as in bin/
-    gate, job, program, lib = (path.parent / rel.removeprefix("bin/") for rel in job_files(ctx.loaded, path.name))
+    files = [path.parent / rel.removeprefix("bin/") for rel in job_files(ctx.loaded, path.name)]
+    gate, program, lib = files[0], files[-2], files[-1]
+    job = files[1] if len(files) == 4 else gate
     out = []
-    for target in (gate, job):
+    for target in dict.fromkeys((gate, job)):
         if not target.is_file():
             out.append(Finding("error", "missing-script", f"{where}: {target} does not exist",
                                f"run `{ctx.hs('install')}`"))
         elif not os.access(target, os.X_OK):
             out.append(Finding("error", "not-executable", f"{where}: {target} is not executable",
                                f"chmod 0755 {target} (or run `{ctx.hs('install')}`)"))
-    # the awk programs beside the tentacle: without them it says nothing, every call allowed
+    # the awk programs beside the tentacle (or of a gate of user hooks): without them a tentacle
+    # says nothing, every call allowed; a gate of user hooks fails its hooks
     for target in (program, lib) if job.is_file() else ():
         if not target.is_file():
             out.append(Finding("error", "missing-script", f"{where}: {target} does not exist (the "

@@ -62,9 +62,10 @@ def tool_name(profile: Profile, payload: dict[str, Any]) -> str:
 
 
 def has(profile: Profile, kind: str) -> bool:
-    """Whether the profile's [output] names an answer of this kind at all (ask and input are
-    read wherever a profile has them)."""
-    return kind in type(profile.output).model_fields
+    """Whether the vendor has an answer of this kind at all (its profile's [output.<kind>] says
+    something)."""
+    answer = getattr(profile.output, kind, None)
+    return bool(getattr(answer, "said", False))
 
 
 def _exit2(profile: Profile, run: Run) -> str | None:
@@ -86,11 +87,12 @@ def _said(profile: Profile, kind: str, obj: dict[str, Any] | None, event: Event)
 
 
 def _input(profile: Profile, obj: dict[str, Any] | None) -> Any:
-    """The rewritten tool input of an `input` answer, where the profile has one: the value at its
-    shape's "{input}" placeholder (None: no such answer here)."""
-    answer = getattr(profile.output, "input", None) if has(profile, "input") else None
-    shape = getattr(answer, "stdout", None)
-    return None if obj is None or shape is None else _at_placeholder(shape, obj, "{input}")
+    """The rewritten tool input of a rewrite answer, where the profile has one: the value at its
+    shape's "{input}" placeholder (None: no such answer here, or it is not this one)."""
+    shape = profile.output.rewrite.stdout
+    if obj is None or shape is None or outputs.read(profile, "rewrite", obj, "pre_tool") is None:
+        return None
+    return _at_placeholder(shape, obj, "{input}")
 
 
 def _at_placeholder(shape: Any, value: Any, name: str) -> Any:
@@ -154,10 +156,10 @@ def pre_tool(profile: Profile, event: Event, payload: dict[str, Any], run: Run) 
 
 def prompt(profile: Profile, event: Event, payload: dict[str, Any], run: Run) -> Reading:
     display = profile.vendor.display
-    reason = _exit2(profile, run)
+    obj, problem = stdout_object(run)
+    reason = _exit2(profile, run) or _said(profile, "block", obj, event)
     if reason is not None:
         return Reading("block", f"{display} rejects the prompt and shows: {reason}", reason)
-    obj, problem = stdout_object(run)
     context = _said(profile, "context", obj, event)
     if context:
         return Reading("context", f"{display} adds this context to the turn: {context}",

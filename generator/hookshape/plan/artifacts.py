@@ -73,19 +73,19 @@ def awk_lib_path(loaded: Loaded) -> str:
     return f"bin/{loaded.spec.harness.tentacle_dir}/{AWK_LIB}"
 
 
-def job_files(loaded: Loaded, name: str) -> tuple[str, str, str, str]:
-    """The bin/ files the gate of this name needs: itself, its tentacle or adapter, the awk
-    program beside that, and the awk library."""
+def job_files(loaded: Loaded, name: str) -> tuple[str, ...]:
+    """The bin/ files the gate of this name needs: itself; a built-in job's tentacle (a gate of
+    user hooks runs them itself); the awk program and the awk library in bin/<tentacle_dir>."""
     sub = loaded.spec.harness.tentacle_dir
-    return f"bin/{name}", f"bin/{sub}/{name}", f"bin/{sub}/{name}.awk", awk_lib_path(loaded)
+    tentacle = () if any(g.name == name for g in loaded.spec.groups()) else (f"bin/{sub}/{name}",)
+    return f"bin/{name}", *tentacle, f"bin/{sub}/{name}.awk", awk_lib_path(loaded)
 
 
 def script_artifacts(loaded: Loaded) -> list[Artifact]:
-    """Everything under bin/: per gate the gate and its tentacle or adapter with its awk program
-    beside it, the awk library once for them all, then the hooks' files."""
+    """Everything under bin/: per gate the gate, its tentacle (a built-in job's) and its awk
+    program, the awk library once for them all, then the hooks' files."""
     out = []
     for t in loaded.spec.gates():
-        out.append(shell_artifact(loaded, job_files(loaded, t.name)[0], "gate.sh.jinja", t))
         out += job_artifacts(loaded, t)
     if out:
         out.append(awk_lib_artifact(loaded))
@@ -93,11 +93,20 @@ def script_artifacts(loaded: Loaded) -> list[Artifact]:
 
 
 def job_artifacts(loaded: Loaded, t: Tentacle | Group) -> list[Artifact]:
-    """A gate's tentacle or adapter and the awk program beside it."""
+    """A gate, its tentacle (a built-in job's) and its awk program."""
+    files = job_files(loaded, t.name)
+    if isinstance(t, Group):
+        return [shell_artifact(loaded, files[0], "hooks.sh.jinja", t),
+                awk_artifact(loaded, files[1], "hooks.awk.jinja", context(loaded.spec, loaded.vendors, t))]
+    return [shell_artifact(loaded, files[0], "gate.sh.jinja", t), *tentacle_artifacts(loaded, t)]
+
+
+def tentacle_artifacts(loaded: Loaded, t: Tentacle) -> list[Artifact]:
+    """A built-in job's tentacle and its awk program."""
     _gate, script, program, _lib = job_files(loaded, t.name)
-    job = "hooks" if isinstance(t, Group) else f"tentacle-{t.role}"
-    return [shell_artifact(loaded, script, f"{job}.sh.jinja", t),
-            awk_artifact(loaded, program, f"{job}.awk.jinja", context(loaded.spec, loaded.vendors, t))]
+    return [shell_artifact(loaded, script, f"tentacle-{t.role}.sh.jinja", t),
+            awk_artifact(loaded, program, f"tentacle-{t.role}.awk.jinja",
+                         context(loaded.spec, loaded.vendors, t))]
 
 
 def awk_lib_artifact(loaded: Loaded) -> Artifact:

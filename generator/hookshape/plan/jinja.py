@@ -19,7 +19,7 @@ from hookshape.spec.hooks import HOOK_DIR, Group, Hook
 from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile
 from hookshape.spec.tentacles import Tentacle
-from hookshape.spec.types import EVENTS, ROLES
+from hookshape.spec.types import EVENTS, ROLES, TOOL_EVENTS
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
@@ -162,6 +162,7 @@ def spec_context(spec: Spec, vendors: list[Profile]) -> dict[str, Any]:
         "roles": ROLES,
         # the vendor tables name the events of the four tentacles and of every hook group
         "events": [e for e in EVENTS if e in ROLES or any(g.role == e for g in spec.groups())],
+        "tool_events": sorted(TOOL_EVENTS),
         "adapters": bool(spec.groups()),
     }
 

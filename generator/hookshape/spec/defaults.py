@@ -156,6 +156,9 @@ MESSAGES: dict[str, Rule] = {
     "breaker_notice": lambda b: (f"{b.env} hooks: the {{phase}} hook failed {{count}} times in a "
                                  "row and is paused for {cooldown_s} s (fail-open: nothing is "
                                  "blocked meanwhile)."),
+    "breaker_notice_closed": lambda b: (f"{b.env} hooks: the fail-open {{phase}} hooks failed "
+                                        "{count} times in a row and are paused for {cooldown_s} s; "
+                                        "the fail-closed ones still run."),
 }
 PACKAGE: dict[str, Rule] = {
     "name": lambda b: b.name,

@@ -122,6 +122,16 @@ class Hook(Strict):
         "wired into the vendors' configs; false: installed (staged) but not wired"))
     files: list[RelPath] = Field([], description=(
         "files beside the spec the command needs (scripts, data), installed into {dir}"))
+    judges_cut: bool = Field(False, description=(
+        "a fail-closed hook that judges a view with cut fields itself (it reads <PREFIX>_CUT); "
+        "without it the gate refuses such a call for the hook (contract.cut_message)"))
+    loop_guard: Literal["gate", "own"] = Field("gate", description=(
+        "stop and subagent_stop: gate (the gate lets the agent stop when a block now would loop: "
+        "the vendor's stop_hook_active flag, or a per-session counter on a vendor without it) or "
+        "own (the hook keeps a guard of its own, and its blocks are said as they are)"))
+    rewrite: bool = Field(False, description=(
+        "pre_tool: this hook may answer an `input` that replaces the tool's input (one rewriter "
+        "per event, the last hook of it: the hooks before it judge the input as asked)"))
 
     @model_validator(mode="after")
     def _match_events(self) -> Hook:
@@ -131,6 +141,10 @@ class Hook(Strict):
         for item in self.match:
             if item.startswith("mcp:") and not re.fullmatch(r"mcp:[A-Za-z0-9._-]+", item):
                 raise ValueError(f"match: {item!r}: mcp:<server> names one server")
+        if self.loop_guard != "gate" and self.event not in ("stop", "subagent_stop"):
+            raise ValueError(f"loop_guard: only stop and subagent_stop keep a loop guard, not {self.event}")
+        if self.rewrite and self.event != "pre_tool":
+            raise ValueError(f"rewrite: only a pre_tool hook rewrites a tool's input, not {self.event}")
         if self.job is not None:
             self._as_job()
             return self
@@ -147,7 +161,9 @@ class Hook(Strict):
         want = JOB_EVENTS[str(self.job)]
         if self.event != want:
             raise ValueError(f"job: {self.job} runs on {want}, not on {self.event}")
-        given = [k for k in ("run", "files", "deadline_ms") if getattr(self, k)]
+        given = [k for k in ("run", "files", "deadline_ms", "judges_cut", "rewrite") if getattr(self, k)]
+        if self.loop_guard != "gate":
+            given.append("loop_guard")
         if self.failure != "open":
             given.append("failure")
         if self.match != ["any"]:

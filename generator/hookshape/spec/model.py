@@ -131,6 +131,14 @@ class Spec(Strict):
             if len({h.registered for h in on}) > 1:
                 raise ValueError(f"hooks: the {event} hooks run through one gate: give them all "
                                  "the same `registered`")
+            rewriters = [h.name for h in on if h.rewrite]
+            if len(rewriters) > 1:
+                raise ValueError(f"hooks: {', '.join(rewriters)} all rewrite the {event} input: one "
+                                 "rewriter per event (the vendors apply one input)")
+            if rewriters and on[-1].name != rewriters[0]:
+                raise ValueError(f"hooks: the rewriter {rewriters[0]} must be the last {event} hook "
+                                 "in the spec: a hook after it would judge the input as it was "
+                                 "asked, not as it runs")
             if on and self.group_name(event) in taken:
                 raise ValueError(f"hooks: the gate of the {event} hooks is named "
                                  f"{self.group_name(event)!r}, which a hook or tentacle already uses")

@@ -68,6 +68,8 @@ class Tools(_Strict):
     edit: list[str]
     shell: list[str]
     read: list[str] = Field([], description="tools that only read files (the `read` tool class)")
+    subagent: list[str] = Field([], description=(
+        "tools that start a subagent (the `subagent` tool class: Task, Agent, spawn_agent, ...)"))
     other: list[str] = Field([], description=(
         "the vendor's other tools known by name (a hook may match them raw); validation warns "
         "about a raw name no enabled vendor is known to have"))
@@ -162,7 +164,7 @@ class ConfigInfo(_Strict):
         return self
 
 
-PLACEHOLDERS = ("{text}", "{event}")
+PLACEHOLDERS = ("{text}", "{event}", "{input}")
 
 
 def _strings(value: Any) -> list[str]:
@@ -180,7 +182,8 @@ class Answer(_Strict):
 
     stdout: dict[str, Any] | None = Field(None, description=(
         "the JSON object printed on stdout; a string value \"{text}\" is the answer's text, "
-        "\"{event}\" the vendor's event name of the role"))
+        "\"{event}\" the vendor's event name of the role, \"{input}\" (rewrite only) the new "
+        "tool input, an object"))
     stderr: bool = Field(False, description=(
         "the text as one line on stderr (with exit 2 when the answer blocks)"))
     context: bool = Field(False, description="the context answer of the same role (warn only)")
@@ -192,8 +195,12 @@ class Answer(_Strict):
         for s in _strings(self.stdout or {}):
             if "{" in s and s not in PLACEHOLDERS:
                 raise ValueError(f"a placeholder is a whole string value (stdout holds {s!r}), "
-                                 "\"{text}\" or \"{event}\"")
+                                 "\"{text}\", \"{event}\" or \"{input}\"")
         return self
+
+    @property
+    def said(self) -> bool:
+        return self.stdout is not None or self.stderr or self.context
 
 
 class Output(_Strict):
@@ -208,6 +215,17 @@ class Output(_Strict):
     warn: Answer = Field(description="pre_tool: the call runs, {text} is a warning")
     stop: Answer = Field(description="stop: the agent keeps working, {text} says why")
     suggest: Answer = Field(description="stop: the agent stops, {text} is shown")
+    ask: Answer = Field(Answer(), description=(
+        "pre_tool: the user is asked to confirm the call, {text} says why (nothing: the vendor "
+        "cannot ask; contract.ask_fallback decides)"))
+    rewrite: Answer = Field(Answer(), description=(
+        "pre_tool: the call runs with \"{input}\", a whole new tool input (nothing: the vendor "
+        "cannot apply one, and a rewrite is refused instead)"))
+    block: Answer = Field(Answer(), description=(
+        "prompt: the prompt is refused, {text} says why (nothing: it cannot be; the reason is "
+        "context where the prompt has a channel)"))
+    grant: Answer = Field(Answer(), description="permission_request: allowed for the user")
+    refuse: Answer = Field(Answer(), description="permission_request: denied for the user, {text} says why")
     stop_guard: Literal["stop_hook_active", "counter"] = Field(description=(
         "how a stop loop is caught: the vendor's stop_hook_active flag, or a per-session counter"))
     stop_cap: int = Field(0, description="consecutive stop blocks the vendor allows (0: no cap)")
@@ -220,9 +238,17 @@ class Output(_Strict):
 
     @model_validator(mode="after")
     def _kinds(self) -> Output:
-        for kind in ("context", "deny", "allow", "stop", "suggest"):
+        for kind in ("context", "deny", "allow", "stop", "suggest", "ask", "rewrite", "block",
+                     "grant", "refuse"):
             if getattr(self, kind).context:
                 raise ValueError(f"{kind}: context = true is for warn only")
+            takes_input = kind == "rewrite"
+            holds = "{input}" in _strings(getattr(self, kind).stdout or {})
+            if holds != (takes_input and getattr(self, kind).stdout is not None):
+                raise ValueError(f"{kind}: \"{{input}}\" " + ("is required in a rewrite's stdout"
+                                 if takes_input else "is for rewrite only"))
+        if self.rewrite.stderr:
+            raise ValueError("rewrite: stdout or nothing")
         if self.context.stderr:
             raise ValueError("context: stdout or nothing")
         if self.allow.stderr:
@@ -242,9 +268,15 @@ class Payload(_Strict):
     stop_active: str
     stop_text: list[str]
     turn_marker: str = ""
-    prompt: str = Field("", description=(
-        "the dotted path of the user's prompt on the prompt event (a step 0 is a list's first "
-        "element); \"\": not known"))
+    tool_response: list[str] = Field([], description=(
+        "post_tool, post_tool_failure: what the tool answered (or its error)"))
+    transcript: list[str] = Field([], description="the transcript's path")
+    prompt: list[str] = Field([], description="prompt: the user's prompt")
+    source: list[str] = Field([], description="session_start: why the session starts")
+    notification: list[str] = Field([], description="notification: its text")
+    subagent: list[str] = Field([], description="subagent events: the subagent's type")
+    subagent_arg: list[str] = Field([], description=(
+        "the field of a subagent tool's input that names the subagent's type"))
 
     @model_validator(mode="after")
     def _cwd_not_from_tool_args(self) -> Payload:
