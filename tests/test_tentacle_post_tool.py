@@ -452,3 +452,40 @@ def test_concurrent_writers_across_the_trim(pd: Pd) -> None:
                                                      for r in range(rounds))
     assert leftovers(pd) == []
     assert not (pd.state / "matrix.lock").exists()
+
+
+@pytest.mark.parametrize("vendor", ["claude"])
+@pytest.mark.parametrize("kept", [False, True])
+def test_one_line_lost_to_a_trim_is_appended_again(pd: Pd, vendor: str, kept: bool) -> None:
+    """A single short line is appended without the lock; a trim that ran meanwhile (the lock was
+    there) is seen, and once the lock is gone the line is looked for: appended again when the
+    trim lost it, never twice when it kept it."""
+    old = old_trail(10)
+    pd.matrix.write_text("\n".join(old) + "\n")
+    lock = pd.state / "matrix.lock"
+    pd.state.mkdir(parents=True, exist_ok=True)
+    lock.write_text(f"{os.getpid()}\n")  # a trim in progress, held by a live process
+    target = f"{pd.proj}/a.ts"
+    payload = json.dumps(p_edit(vendor, target, pd.proj, post=True)).encode()
+    p = subprocess.Popen([*shell_path(pd.sh), str(pd.squid / NAMES["post_tool"])], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env={**pd.env, "PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice"}, cwd=pd.root)
+    assert p.stdin is not None
+    p.stdin.write(payload)
+    p.stdin.close()
+    deadline = time.time() + 20
+    while "a.ts" not in pd.matrix.read_text():
+        assert time.time() < deadline and p.poll() is None, "the line was not appended while the lock was held"
+        time.sleep(0.002)
+    # the trim renames its copy over the matrix (with or without the line), moves the
+    # generation and gives the lock back
+    copy = pd.matrix.with_name("copy")
+    copy.write_text(pd.matrix.read_text() if kept else "\n".join(old[5:]) + "\n")
+    os.replace(copy, pd.matrix)
+    (pd.state / "matrix.gen").write_text("1\n")
+    lock.unlink()
+    assert p.wait(timeout=30) == 0
+    got = lines(pd)
+    (mine,) = [x for x in got if "a.ts" in x]
+    check(mine, target, TOOL[vendor])
+    assert [x for x in got if x != mine] == (old if kept else old[5:])
