@@ -304,8 +304,8 @@ def test_lock_never_won_still_appends(pd: Pd, vendor: str, pid: str) -> None:
     assert lock.is_dir()  # another writer's lock is left alone
 
 
-def test_eight_concurrent_writers(pd: Pd) -> None:
-    rounds, writers = 6, 8
+def race(pd: Pd, rounds: int, writers: int) -> list[str]:
+    """Rounds of concurrent writers (one edit each, the vendors in turn); the paths they edited."""
     env = {**pd.env, "PD_ACTOR": "alice"}
     script = pd.squid / NAMES["post_tool"]
     vendors = ["claude", "gemini", "codex", "agy"]
@@ -320,9 +320,13 @@ def test_eight_concurrent_writers(pd: Pd) -> None:
         for p, payload in procs:
             out, err = p.communicate(payload, timeout=60)
             assert p.returncode == 0 and out == b"" and err == b""
+    return sorted(f"{pd.proj}/w{w}/r{r}.ts" for w in range(writers) for r in range(rounds))
+
+
+def test_eight_concurrent_writers(pd: Pd) -> None:
+    edited = race(pd, 6, 8)
     got = [parse(x) for x in lines(pd)]
-    paths = sorted(t["path"] for t in got)
-    assert paths == sorted(f"{pd.proj}/w{w}/r{r}.ts" for w in range(writers) for r in range(rounds))
+    assert sorted(t["path"] for t in got) == edited
     keys = [f'{t["suffix"]}_{t["epoch"]}_{t["pid"]}_{t["i"]}' for t in got]
     assert len(set(keys)) == len(keys)
     assert not (pd.state / "matrix.lock").exists()
@@ -425,31 +429,17 @@ def test_symlinked_matrix_is_appended_never_replaced(pd: Pd, vendor: str) -> Non
 
 
 def test_concurrent_writers_across_the_trim(pd: Pd) -> None:
-    """Writers racing while the trail passes its bound: the trim runs under the writers' lock, so
-    no new line is lost, no foreign line is touched, and the bound holds."""
+    """Writers racing while the trail passes its bound: the trim holds the lock, and a writer of
+    one line that appended beside it sees the trim generation move and looks for its line, so no
+    new line is lost, no foreign line is touched, and the bound holds."""
     old = old_trail(TRAIL_MAX - 20)
     pd.matrix.write_text("\n".join(old) + "\n")
-    rounds, writers = 5, 8
-    env = {**pd.env, "PD_ACTOR": "alice"}
-    script = pd.squid / NAMES["post_tool"]
-    vendors = ["claude", "gemini", "codex", "agy"]
-    for rnd in range(rounds):
-        procs = []
-        for w in range(writers):
-            vendor = vendors[w % 4]
-            payload = json.dumps(p_edit(vendor, f"{pd.proj}/w{w}/r{rnd}.ts", pd.proj, post=True)).encode()
-            p = subprocess.Popen([*shell_path(pd.sh), str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, env={**env, "PD_HOOK_PROVIDER": vendor}, cwd=pd.root)
-            procs.append((p, payload))
-        for p, payload in procs:
-            out, err = p.communicate(payload, timeout=60)
-            assert p.returncode == 0 and out == b"" and err == b""
+    edited = race(pd, 5, 8)
     trail, rest = split_trail(lines(pd))
     assert rest == [x for x in old if not x.startswith("PD_PHEROMONE_")]
     assert len(trail) <= TRAIL_MAX
     new = [parse(x) for x in trail if not x.startswith("PD_PHEROMONE_OLD_")]
-    assert sorted(t["path"] for t in new) == sorted(f"{pd.proj}/w{w}/r{r}.ts" for w in range(writers)
-                                                     for r in range(rounds))
+    assert sorted(t["path"] for t in new) == edited
     assert leftovers(pd) == []
     assert not (pd.state / "matrix.lock").exists()
 
