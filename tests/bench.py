@@ -79,6 +79,8 @@ class Row:
     old_ratio: float | None = None
     old_forks: int | None = None
     target_text: str | None = None  # how the target reads when it is not a ratio
+    cpu_ratio: float | None = None  # mean CPU time against the bare shell's (the hot paths)
+    old_cpu_ratio: float | None = None
 
 
 @dataclass
@@ -104,6 +106,12 @@ def which(cmd: str) -> str:
 
 def spawn_once(argv: list[str], env: dict[str, str], stdin: Path | None, cwd: Path) -> float:
     """Wall time of one run in ms: posix_spawn, wait."""
+    return spawn_timed(argv, env, stdin, cwd)[0]
+
+
+def spawn_timed(argv: list[str], env: dict[str, str], stdin: Path | None, cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time (user and system, of the script and every child it waited for) of
+    one run, in ms. CPU time hardly moves with the load of other work on the machine."""
     src = os.open(stdin or "/dev/null", os.O_RDONLY)
     null = os.open("/dev/null", os.O_WRONLY)
     actions = [(os.POSIX_SPAWN_DUP2, src, 0), (os.POSIX_SPAWN_DUP2, null, 1),
@@ -113,8 +121,8 @@ def spawn_once(argv: list[str], env: dict[str, str], stdin: Path | None, cwd: Pa
     try:
         start = time.perf_counter()
         pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
-        os.waitpid(pid, 0)
-        return (time.perf_counter() - start) * 1000
+        usage = os.wait4(pid, 0)[2]
+        return (time.perf_counter() - start) * 1000, (usage.ru_utime + usage.ru_stime) * 1000
     finally:
         os.chdir(old)
         os.close(src)
@@ -152,17 +160,19 @@ def count_forks(case: Case, env: dict[str, str], cwd: Path) -> tuple[int | None,
 
 
 def interleaved(argvs: list[tuple[list[str], Path | None, dict[str, str]]], env: dict[str, str], cwd: Path,
-                rounds: int, each_round: Callable[[], None]) -> list[list[float]]:
-    """Wall times of each command, one run of each per round, in order, after a few warm-up
-    rounds; each_round runs before every round (a heartbeat kept fresh)."""
+                rounds: int, each_round: Callable[[], None]) -> tuple[list[list[float]], list[list[float]]]:
+    """Wall and CPU times of each command, one run of each per round, in order, after a few
+    warm-up rounds; each_round runs before every round (a heartbeat kept fresh)."""
     times: list[list[float]] = [[] for _ in argvs]
+    cpus: list[list[float]] = [[] for _ in argvs]
     for r in range(rounds + 5):
         each_round()
         for i, (argv, stdin, extra) in enumerate(argvs):
-            t = spawn_once(argv, {**env, **extra}, stdin, cwd)
+            wall, cpu = spawn_timed(argv, {**env, **extra}, stdin, cwd)
             if r >= 5:
-                times[i].append(t)
-    return times
+                times[i].append(wall)
+                cpus[i].append(cpu)
+    return times, cpus
 
 
 def p95(times: list[float]) -> float:
@@ -178,18 +188,21 @@ def hot_rows(hot: list[Hot], env: dict[str, str], cwd: Path, rounds: int, home: 
         argvs.append((h.argv, h.stdin, h.env))
         if h.argv_old:
             argvs.append((h.argv_old, h.stdin, h.env))
-    times = interleaved(argvs, env, cwd, rounds, lambda: os.utime(home / "heartbeat"))
+    times, cpus = interleaved(argvs, env, cwd, rounds, lambda: os.utime(home / "heartbeat"))
     bare = statistics.median(times[0])
+    bare_cpu = statistics.mean(cpus[0])
     rows: list[Row] = []
     k = 1
     for h in hot:
         median = statistics.median(times[k])
         forks, execs = count_forks(Case(h.name, h.argv, h.stdin, h.env), env, cwd)
-        row = Row(h.name, "hot", median, p95(times[k]), median / bare, h.target, forks, execs, None)
+        row = Row(h.name, "hot", median, p95(times[k]), median / bare, h.target, forks, execs, None,
+                  cpu_ratio=statistics.mean(cpus[k]) / bare_cpu)
         k += 1
         if h.argv_old:
             row.old_ms = statistics.median(times[k])
             row.old_ratio = row.old_ms / bare
+            row.old_cpu_ratio = statistics.mean(cpus[k]) / bare_cpu
             row.old_forks = count_forks(Case(h.name, h.argv_old, h.stdin, h.env), env, cwd)[0]
             k += 1
         met = []
@@ -616,17 +629,20 @@ def table(rows: list[Row], baselines: dict[str, float], against: Path | None) ->
     lines = ["baselines (median ms): " + ", ".join(f"{k} {v:.2f}" for k, v in baselines.items()), ""]
     if against:
         lines += [f"hot paths against {against} (old), in the same rounds", ""]
-    head = f"{'case':58} {'median':>8} {'p95':>8} {'ratio':>7} {'target':>13} {'forks':>5} {'execs':>5}"
-    lines.append(head + (f" {'old ms':>8} {'old x':>7} {'old f':>5}" if against else "") + "  result")
+    head = f"{'case':58} {'median':>8} {'p95':>8} {'ratio':>7} {'cpu x':>6} {'target':>13} {'forks':>5} {'execs':>5}"
+    lines.append(head + (f" {'old ms':>8} {'old x':>7} {'old cpu':>7} {'old f':>5}" if against else "") + "  result")
+
+    def num(v: float | int | None, fmt: str) -> str:
+        return "" if v is None else format(v, fmt)
+
     for r in rows:
         target = r.target_text or ("" if r.target is None else f"{r.target:g}")
         result = "" if r.met is None else ("ok" if r.met else "MISSED")
-        line = (f"{r.name:58} {r.median_ms:8.2f} {r.p95_ms:8.2f} {r.ratio:7.2f} {target:>13} "
-                f"{'' if r.forks is None else r.forks:>5} {'' if r.execs is None else r.execs:>5}")
+        line = (f"{r.name:58} {r.median_ms:8.2f} {r.p95_ms:8.2f} {r.ratio:7.2f} {num(r.cpu_ratio, '.2f'):>6} "
+                f"{target:>13} {num(r.forks, 'd'):>5} {num(r.execs, 'd'):>5}")
         if against:
-            old = ("" if r.old_ms is None else f"{r.old_ms:8.2f}", "" if r.old_ratio is None else f"{r.old_ratio:7.2f}",
-                   "" if r.old_forks is None else str(r.old_forks))
-            line += f" {old[0]:>8} {old[1]:>7} {old[2]:>5}"
+            line += (f" {num(r.old_ms, '.2f'):>8} {num(r.old_ratio, '.2f'):>7} {num(r.old_cpu_ratio, '.2f'):>7}"
+                     f" {num(r.old_forks, 'd'):>5}")
         lines.append(line + "  " + result)
     return "\n".join(lines)
 
