@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from hookshape.commands.options import profiles_option, spec_option
+from hookshape.plan.plan import build
 from hookshape.render.package import package
 from hookshape.spec.load import SpecChoice
 
@@ -27,6 +28,6 @@ def command(spec: SpecChoice, profile_dirs: tuple[Path, ...], out: Path,
     Reproducible: two runs give the same bytes (mtimes from SOURCE_DATE_EPOCH, else a constant).
     """
     loaded = spec.load(profile_dirs)
-    built = package(loaded, out, source)
+    built = package(build(loaded), out, source)
     click.echo(f"{built.tarball}: {built.members} files, sha256 {built.sha256}")
     click.echo(f"{built.sums}: written")

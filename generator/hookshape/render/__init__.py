@@ -1,1 +1,2 @@
-"""Plan -> dist/: the Jinja environment, the writer, MANIFEST and the release package."""
+"""Plan -> files: dist/ written atomically (and render --check), MANIFEST read back, the release
+package."""

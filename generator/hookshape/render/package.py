@@ -18,8 +18,9 @@ from pathlib import Path, PurePosixPath
 
 from hookshape import __version__
 from hookshape.errors import HookshapeError
-from hookshape.plan.artifacts import DATA, EXEC, Artifact, build
+from hookshape.plan.artifacts import DATA, EXEC, Artifact
 from hookshape.plan.entries import home_reference
+from hookshape.plan.plan import Plan
 from hookshape.render import manifest
 from hookshape.render.write import write_atomic
 from hookshape.spec.load import SPEC_NAME, Loaded
@@ -66,9 +67,9 @@ def normal_mode(mode: int) -> int:
 
 # -- the files -----------------------------------------------------------------------------
 
-def rendered(loaded: Loaded) -> list[Artifact]:
-    """dist/ as the spec renders it now (in memory: the package is never stale)."""
-    return [Artifact(a.path, normal_mode(a.mode), a.data) for a in build(loaded)]
+def rendered(plan: Plan) -> list[Artifact]:
+    """dist/ as the plan has it (the spec rendered now, in memory: the package is never stale)."""
+    return [Artifact(a.path, normal_mode(a.mode), a.data) for a in plan.artifacts]
 
 
 def _manifest(root: Path) -> dict[str, tuple[int, str]]:
@@ -286,11 +287,12 @@ def tarball(top: str, artifacts: list[Artifact], mtime: int) -> bytes:
     return raw.getvalue()
 
 
-def package(loaded: Loaded, out: Path, source: Path | None = None,
+def package(plan: Plan, out: Path, source: Path | None = None,
             env: Mapping[str, str] | None = None) -> Package:
     """Build `<out>/<top>.tar.gz` and `<out>/SHA256SUMS`; returns what was written."""
+    loaded = plan.loaded
     mtime = source_date_epoch(os.environ if env is None else env)
-    artifacts = rendered(loaded)
+    artifacts = rendered(plan)
     if source is not None:
         artifacts = same_render(from_tree(source), artifacts, source, loaded)
     for name in (INSTALL_NAME, SPEC_NAME):

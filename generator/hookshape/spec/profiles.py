@@ -66,6 +66,9 @@ class Tools(_Strict):
     edit: list[str]
     shell: list[str]
     read: list[str] = Field([], description="tools that only read files (the `read` tool class)")
+    other: list[str] = Field([], description=(
+        "the vendor's other tools known by name (a hook may match them raw); validation warns "
+        "about a raw name no enabled vendor is known to have"))
     mcp_format: str
 
 
@@ -121,6 +124,16 @@ class ConfigInfo(_Strict):
     # trusted (Codex: [hooks.state."<key>"] trusted_hash); hooks without it are skipped.
     trust_table: Dotted = ""
     trust_key: str = ""
+
+    @property
+    def bundled(self) -> bool:
+        """A standalone hooks file whose top-level keys are hook names (root `{name}`)."""
+        return self.root == "{name}"
+
+    @property
+    def switches(self) -> list[str]:
+        """The dotted keys that turn the vendor's hooks on: the current one, then older names."""
+        return [s for s in [self.enable_switch, *self.legacy_switches] if s]
 
     @model_validator(mode="after")
     def _pairs(self) -> ConfigInfo:
@@ -227,6 +240,9 @@ class Payload(_Strict):
     stop_active: str
     stop_text: list[str]
     turn_marker: str = ""
+    prompt: str = Field("", description=(
+        "the dotted path of the user's prompt on the prompt event (a step 0 is a list's first "
+        "element); \"\": not known"))
 
     @model_validator(mode="after")
     def _cwd_not_from_tool_args(self) -> Payload:
