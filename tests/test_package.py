@@ -19,9 +19,10 @@ from tests import clikit
 from tests.tentaclekit import suffix
 
 from hookshape import __version__
+from hookshape.package.common import DEFAULT_EPOCH
+from hookshape.package.tarball import top_name
 from hookshape.plan import outputs
 from hookshape.plan.plan import build
-from hookshape.render.package import DEFAULT_EPOCH, top_name
 from hookshape.spec.load import Loaded, load
 
 ROOT = Path(__file__).resolve().parents[1]

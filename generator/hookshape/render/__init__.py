@@ -1,2 +1,1 @@
-"""Plan -> files: dist/ written atomically (and render --check), MANIFEST read back, the release
-package."""
+"""Plan -> dist/: the files written atomically (and render --check), MANIFEST read back."""

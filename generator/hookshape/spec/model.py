@@ -23,6 +23,7 @@ from hookshape.spec.harness import SCRIPTS_DIR, Harness
 from hookshape.spec.hooks import JOB_EVENTS, Group, Hook
 from hookshape.spec.matrix import Matrix
 from hookshape.spec.messages import Messages
+from hookshape.spec.package import Package
 from hookshape.spec.prompt import Prompt
 from hookshape.spec.protect import Protect
 from hookshape.spec.stop import Stop
@@ -76,6 +77,7 @@ class Spec(Strict):
     tentacles: list[Tentacle] = Field([], description="the built-in jobs, one per role")
     hooks: list[Hook] = Field([], description="the user's own hooks, in the order they run")
     contract: Contract = Field(Contract(), description="the view of the event a user hook is given")
+    package: Package = _section("what a vendor plugin or extension of the harness says about itself")
     vendors: dict[Word, Vendor] = Field({}, description=(
         "the agent CLIs to render configs for, by profile id; `[vendors.claude]` with no keys "
         "enables one with the default timeout"))
