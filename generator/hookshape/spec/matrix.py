@@ -37,3 +37,6 @@ class Matrix(Strict):
         "bytes of a lock holder's name shown in a message"))
     reason_max: Annotated[int, Field(ge=256, le=65536)] = Field(4096, description=(
         "bytes of a block or warn text (one line per locked target)"))
+    trail_max: Annotated[int, Field(ge=16, le=65536)] = Field(512, description=(
+        "trail entries kept in the matrix: once post-tool passes it, the oldest go and the newest "
+        "half stay"))
