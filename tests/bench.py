@@ -570,9 +570,9 @@ def halt_size_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -
 
 
 def hook_cases(tmp: Path, env: dict[str, str], project: Path, bare: float) -> list[Row]:
-    """User hooks (examples/minimal.toml): the env guard through its gate and adapter, against the
-    same guard run alone (`sh -c` with the view already in its environment): what the adapter and
-    gate add to a hand-written hook."""
+    """User hooks (examples/minimal.toml): the env guard through its gate, against the same guard
+    run alone (`sh -c` with the view already in its environment): what the gate adds to a
+    hand-written hook."""
     sys.path.insert(0, str(ROOT / "generator"))
     from hookshape.spec.load import load
 
@@ -593,9 +593,7 @@ def hook_cases(tmp: Path, env: dict[str, str], project: Path, bare: float) -> li
     rows = [Row("hook env-guard alone (sh -c, view given)", "hooks", alone[0], alone[1], alone[0] / bare, None,
                 *count_forks(Case("a", [dash, "-c", guard.run[2], "sh"], ev, view), view, project), None)]
     gate = str(out / "bin" / spec.group_name("pre_tool"))
-    adapter = str(out / "bin" / spec.harness.tentacle_dir / spec.group_name("pre_tool"))
-    for label, argv, payload_file in (("adapter allow", [dash, adapter], ev), ("gate allow", [dash, gate], ev),
-                                      ("gate block", [dash, gate], block)):
+    for label, argv, payload_file in (("gate allow", [dash, gate], ev), ("gate block", [dash, gate], block)):
         median, p95 = measure(Case(label, argv, payload_file, runs=60), base, project)
         forks = count_forks(Case(label, argv, payload_file), base, project)
         rows.append(Row(f"hook env-guard {label}", "hooks", median, p95, median / bare, None, *forks, None))
