@@ -318,6 +318,8 @@ def test_auth_check_comes_from_the_profile_fields(wired: Path, tmp_path: Path) -
 def test_trust_check_comes_from_the_profile_fields(wired: Path, tmp_path: Path) -> None:
     folder = profile_copy(tmp_path, "codex", 'trust_table = "hooks.state"', 'trust_table = ""')
     edit(folder / "codex.toml", 'trust_key = "trusted_hash"', 'trust_key = ""')
+    edit(folder / "codex.toml", 'trust_hash = "definition-sha256"', 'trust_hash = ""')
+    edit(folder / "codex.toml", 'trust_entry = "{file}:{event_snake}:{group}:{handler}"', 'trust_entry = ""')
     assert "untrusted" not in codes(
         report(wired, "--vendor", "codex", "--profiles", str(folder)), "codex")
     config = wired / ".codex/config.toml"

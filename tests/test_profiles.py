@@ -88,7 +88,8 @@ def test_profile_raw_toml_has_no_stray_keys(path: Path) -> None:
 
 
 OPTIONAL_CONFIG = ("also_read", "legacy_paths", "json_comments", "auth_key",
-                   "auth_value", "auth_env", "trust_table", "trust_key")
+                   "auth_value", "auth_env", "trust_table", "trust_key", "trust_entry", "trust_hash",
+                   "trust_default_timeout", "project_trust", "project_trust_value")
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=SHIPPED_IDS)

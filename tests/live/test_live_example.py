@@ -28,9 +28,10 @@ from pathlib import Path
 
 import pytest
 
-from . import harness, runner
+from hookshape.verify.mock.server import Script, ToolCall
+
+from . import harness, pinned
 from .harness import Setup
-from .mock.server import Script, ToolCall
 from .test_live_harness import (
     BLOCK_PREFIX,
     CONTEXT_PREFIX,
@@ -43,8 +44,8 @@ from .test_live_harness import (
 
 pytestmark = pytest.mark.live
 
-EXAMPLE = runner.REPO_ROOT / "examples" / "minimal.toml"
-VENDORS = runner.VENDORS
+EXAMPLE = pinned.REPO_ROOT / "examples" / "minimal.toml"
+VENDORS = pinned.VENDORS
 # The secrets file each vendor's block scenarios edit (Gemini: see the module docstring).
 DOTENV = {vendor: ".env" for vendor in VENDORS} | {"gemini": ".env.local", "kimi": ".envrc"}
 # ... and what the vendors that refuse `.env` themselves show the model instead.
@@ -86,8 +87,10 @@ def assert_reminded(vendor: str, turn: harness.Turn, why: str) -> None:
 
 
 def assert_gate_ran(s: Setup, gate: str, why: str, count: int = 1) -> None:
+    """The gate ran its hooks `count` times (a run whose hook blocked ends as a verdict)."""
     ends = s.gate_ends(gate)
-    assert len(ends) == count and all(e.get("outcome") in RAN for e in ends), f"{ends}\n{why}"
+    done = (*RAN, "verdict")
+    assert len(ends) == count and all(e.get("outcome") in done for e in ends), f"{ends}\n{why}"
 
 
 # -- one turn per CLI, four calls: the tests below read its record -------------------------

@@ -55,14 +55,14 @@ from pathlib import Path
 import pytest
 
 from hookshape.spec.profiles import load_profiles
+from hookshape.verify.mock.server import Script, ToolCall
 
-from . import harness, runner
+from . import harness, pinned
 from .harness import SITREP_TEXT, Setup, alert_line, lock_line
-from .mock.server import Script, ToolCall
 
 pytestmark = pytest.mark.live
 
-VENDORS = runner.VENDORS
+VENDORS = pinned.VENDORS
 
 FILE = "src/app.txt"
 BEFORE = "hello = 1\n"

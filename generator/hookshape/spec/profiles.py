@@ -121,9 +121,25 @@ class ConfigInfo(_Strict):
     # trusted (Codex: [hooks.state."<key>"] trusted_hash); hooks without it are skipped.
     trust_table: Dotted = ""
     trust_key: str = ""
+    # How the vendor keys and hashes one hook's trust record (doctor computes both and tells a
+    # trusted entry from one never reviewed or changed since): the record's key, with {file}
+    # (the config file's absolute path), {event_snake}, {group} and {handler} (positions), and
+    # the hash rule (hookshape.diagnose.trust), with the timeout an entry without one counts as.
+    trust_entry: str = ""
+    trust_hash: Literal["", "definition-sha256"] = ""
+    trust_default_timeout: int = 0
+    # The user-config key that must hold project_trust_value before the vendor loads a project's
+    # hooks at all ({root}: the project root), e.g. Codex: projects.{root}.trust_level = trusted.
+    project_trust: str = ""
+    project_trust_value: str = ""
 
     @model_validator(mode="after")
     def _pairs(self) -> ConfigInfo:
+        if (self.trust_entry or self.trust_hash) and not (self.trust_entry and self.trust_hash
+                                                          and self.trust_table):
+            raise ValueError("trust_entry and trust_hash: together, with trust_table")
+        if bool(self.project_trust) != bool(self.project_trust_value):
+            raise ValueError("project_trust and project_trust_value: together")
         if bool(self.auth_key) != bool(self.auth_env):
             missing = "auth_env" if self.auth_key else "auth_key"
             raise ValueError(f"{missing}: required with "
@@ -250,6 +266,42 @@ class Fact(_Strict):
     doctor: FindingCode = ""
 
 
+Protocol = Literal["anthropic", "gemini", "openai_chat", "openai_responses"]
+
+
+class Drive(_Strict):
+    """How `hookshape verify` runs the vendor's CLI for one scripted turn against its mock model,
+    offline. Strings may hold {home} (the scratch user home), {mock} (the mock's URL), {key} (the
+    mock's API key), {model} and {prompt}. With `cannot` set, nothing else: why it cannot."""
+
+    cannot: str = Field("", description="why verify cannot drive this CLI (then nothing else is set)")
+    binary: str = Field("", description="the command's name on PATH")
+    package: str = Field("", description="the npm package whose versions are proven (hookshape/verify/proven.txt)")
+    protocol: Protocol | None = Field(None, description="the wire protocol the CLI speaks to the mock")
+    model: str = Field("", description="a model name the CLI accepts offline")
+    argv: list[str] = Field([], description="the arguments of one headless turn")
+    env: dict[str, str] = Field({}, description="the turn's environment beside HOME, PATH and the locale")
+    settings_file: str = Field("", description="the settings file (~/...) the settings go to")
+    settings: dict[str, Any] = Field({}, description=(
+        "keys the turn needs in settings_file (nested tables; only these are written, every other "
+        "key of the file stays)"))
+    silent: dict[Event, str] = Field({}, description=(
+        "events the CLI does not fire in such a turn, and why (verify says so instead of `not fired`)"))
+
+    @model_validator(mode="after")
+    def _either(self) -> Drive:
+        if self.cannot:
+            if self.binary or self.argv or self.env or self.settings or self.package:
+                raise ValueError("cannot: nothing else with it")
+            return self
+        for name in ("binary", "package", "protocol", "model", "argv"):
+            if not getattr(self, name):
+                raise ValueError(f"{name}: required (or `cannot`, saying why)")
+        if bool(self.settings) != bool(self.settings_file):
+            raise ValueError("settings and settings_file: together")
+        return self
+
+
 class Profile(_Strict):
     vendor: VendorInfo
     events: Events
@@ -259,6 +311,8 @@ class Profile(_Strict):
     output: Output
     payload: Payload
     facts: Annotated[list[Fact], Field(min_length=1)]
+    drive: Drive = Field(Drive(cannot="no way to run it offline is known"), description=(
+        "how `hookshape verify` runs the CLI (or why it cannot)"))
 
     @property
     def id(self) -> str:

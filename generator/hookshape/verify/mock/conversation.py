@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 # Item kinds of a normalised conversation.
 USER = "user"  # a user message (prompt, continuation, stop-hook feedback)
@@ -179,15 +180,15 @@ class Recorded:
 
     method: str
     path: str
-    headers: dict
+    headers: dict[str, Any]
     json: object | None
     raw: bytes = b""
     protocol: str = ""  # "openai_responses" | "gemini" | "anthropic" | ""
     kind: str = ""  # "model" for a scripted reply, else "side"
     reply: str = ""  # a short description of the answer
-    items: list = field(default_factory=list)  # normalised conversation (model requests)
+    items: list[Any] = field(default_factory=list)  # normalised conversation (model requests)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
             "path": self.path,
@@ -195,7 +196,7 @@ class Recorded:
             "json": self.json,
         }
 
-    def __getitem__(self, key: str):  # so tests may use rec["json"] as well as rec.json
+    def __getitem__(self, key: str) -> Any:  # so tests may use rec["json"] as well as rec.json
         return getattr(self, key)
 
     def contains(self, needle: str) -> bool:
