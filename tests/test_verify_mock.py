@@ -26,6 +26,7 @@ from hookshape.verify.mock.conversation import (
     Call,
     Item,
     Script,
+    ScriptError,
     Text,
     ToolCall,
 )
@@ -69,6 +70,16 @@ def test_tool_calls_run_in_order():
     assert script.decide(convo) == Call(edit, 1)
     convo += [Item(TOOL_CALL), Item(TOOL_RESULT)]
     assert script.decide(convo) == Text("done")
+
+
+def test_a_text_limit_refuses_a_continuation_past_it():
+    script = Script((), ("A",), text_limit=2)
+    convo = [Item(USER, "p"), Item(TEXT, "A"), Item(USER, "Stop hook feedback: more")]
+    assert script.decide(convo) == Text("A")  # one answer so far: the agent may go on
+    convo += [Item(TEXT, "A"), Item(USER, "Stop hook feedback: more")]
+    with pytest.raises(ScriptError, match="kept working after 2 final answers"):
+        script.decide(convo)
+    assert script.decide(convo[:-1]) == Text("A")  # a retry of the last answer is not a continuation
 
 
 def test_a_retried_request_gets_the_same_text_again():

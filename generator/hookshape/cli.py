@@ -14,7 +14,7 @@ from hookshape.errors import HookshapeError
 
 # command name -> module under hookshape.commands that defines `command`
 COMMANDS = ("init", "render", "validate", "capabilities", "vendors", "install", "uninstall",
-            "doctor", "simulate", "status", "schema", "package")
+            "doctor", "simulate", "verify", "status", "schema", "package")
 
 
 class LazyGroup(click.Group):

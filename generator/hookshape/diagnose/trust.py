@@ -51,13 +51,12 @@ def _group(survey: Survey, profile: Profile, handler: Handler) -> dict[str, Any]
 
 def definition_hash(profile: Profile, survey: Survey, handler: Handler) -> str:
     """`sha256:<hex>` of the compact key-sorted JSON of the hook's definition: its event, its
-    group's matcher (when set) and the one handler with type, command, timeout (the profile's
-    default when unset), async and statusMessage (when set)."""
+    group's matcher (when set) and the one handler with type, command, timeout (as the vendor
+    bounds it), async and statusMessage (when set)."""
     value = handler.value
     keys = profile.config.handler
     one: dict[str, Any] = {"type": value.get("type", keys.type), "command": value.get(keys.command),
-                           "timeout": value.get(keys.timeout, profile.config.trust_default_timeout),
-                           "async": value.get("async", False)}
+                           "timeout": _timeout(profile, handler), "async": value.get("async", False)}
     if "statusMessage" in value:
         one["statusMessage"] = value["statusMessage"]
     definition: dict[str, Any] = {"event_name": snake(handler.event), "hooks": [one]}
@@ -66,6 +65,17 @@ def definition_hash(profile: Profile, survey: Survey, handler: Handler) -> str:
         definition["matcher"] = matcher
     text = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _timeout(profile: Profile, handler: Handler) -> Any:
+    """The timeout as the vendor hashes it: its default when unset, bounded on the events it
+    bounds (Codex: SessionEnd 1 s by default, at most 3 s)."""
+    cfg = profile.config
+    default, most = cfg.trust_timeouts.get(handler.event, [cfg.trust_default_timeout, 0])
+    value = handler.value.get(cfg.handler.timeout, default)
+    if most and isinstance(value, int) and not isinstance(value, bool):
+        return min(value, most)
+    return value
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,8 @@ class ConfigInfo(_Strict):
     trust_entry: str = ""
     trust_hash: Literal["", "definition-sha256"] = ""
     trust_default_timeout: int = 0
+    # Events whose timeout the vendor bounds before it hashes: vendor event -> [default, max].
+    trust_timeouts: dict[str, Annotated[list[int], Field(min_length=2, max_length=2)]] = {}
     # The user-config key that must hold project_trust_value before the vendor loads a project's
     # hooks at all ({root}: the project root), e.g. Codex: projects.{root}.trust_level = trusted.
     project_trust: str = ""

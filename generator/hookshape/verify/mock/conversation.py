@@ -125,6 +125,10 @@ class Script:
 
     tool_calls: Sequence[ToolCall] = ()
     final_texts: Sequence[str] = ("MOCK_DONE_1", "MOCK_DONE_2")
+    # With a limit: once the model has given this many final texts, a continuation is refused
+    # (ScriptError), so a stop hook that keeps the agent working cannot hold the turn forever on
+    # a CLI without a cap of its own.
+    text_limit: int = 0
 
     def __post_init__(self) -> None:
         if isinstance(self.tool_calls, ToolCall):
@@ -164,6 +168,9 @@ class Script:
         # a continuation; with nothing after it the CLI is re-asking the same
         # thing, so it gets the same answer again.
         if last_model < len(items) - 1:
+            if 0 < self.text_limit <= texts:
+                raise ScriptError(f"the agent was kept working after {texts} final answers: "
+                                  "the scripted turn ends here")
             return self._text(texts)
         return self._text(max(texts - 1, 0))
 
