@@ -49,6 +49,9 @@ class Events(_Strict):
     subagent_stop: str = ""
     pre_compact: str = ""
     session_end: str = ""
+    other: list[str] = Field([], description=(
+        "the vendor's other hook events, beside the neutral ones (with config.unknown_events, the "
+        "whole list: doctor flags a name outside it)"))
 
     def of(self, event: Event) -> str:
         return str(getattr(self, event))
@@ -67,6 +70,9 @@ class Tools(_Strict):
     shell: list[str]
     read: list[str] = Field([], description="tools that only read files (the `read` tool class)")
     mcp_format: str
+    plugin_mcp_format: str = Field("", description=(
+        "how a plugin's bundled MCP server names its tools ({plugin}, {server}, {tool}): a matcher "
+        "written for mcp_format misses them"))
 
 
 class Handler(_Strict):
@@ -134,6 +140,24 @@ class ConfigInfo(_Strict):
     # hooks at all ({root}: the project root), e.g. Codex: projects.{root}.trust_level = trusted.
     project_trust: str = ""
     project_trust_value: str = ""
+    # Keys under root that are settings, not events (Gemini: enabled, disabled, notifications).
+    root_fields: list[str] = []
+    # What the vendor does with an event name it does not know ("skipped": the entries never
+    # run); doctor names the vendor whose name it is. Needs the whole list (events + other).
+    unknown_events: Literal["", "skipped"] = ""
+    # Identical commands on one event run once (a differently spelled one runs again).
+    dedup_identical: bool = False
+    # Other vendors' config files this vendor also runs the hooks of: vendor id -> files (`~/...`
+    # = user home, else the project), read in that vendor's format.
+    also_runs: dict[str, list[str]] = {}
+    # The index of installed plugins (`~/...`), whose bundled MCP servers rename their tools
+    # (tools.plugin_mcp_format); and the settings key that enables each (`<key>: false` = off).
+    plugins_index: str = ""
+    plugins_enabled: Dotted = ""
+    # The environment variable that names the host a session runs in, and the hosts that run
+    # settings-file hooks only when their caller passes setting sources (Claude's Agent SDK).
+    host_env: str = ""
+    sdk_hosts: list[str] = []
 
     @model_validator(mode="after")
     def _pairs(self) -> ConfigInfo:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hookshape.diagnose.doctor import context
 from hookshape.diagnose.findings import Finding
-from hookshape.diagnose.survey import Handler, Survey, lookup
+from hookshape.diagnose.survey import matcher
 from hookshape.diagnose.vendor_checks import vendor_report
 from hookshape.errors import HookshapeError
 from hookshape.install.paths import Homes
@@ -92,29 +92,6 @@ def _findings(loaded: Loaded, profile: Profile, where: scratch.Scratch, env: Map
     return vendor_report(ctx, profile).findings
 
 
-def _matcher(survey: Survey, profile: Profile, handler: Handler) -> str:
-    where = handler.where.rsplit(".hooks[", 1)[0]
-    found = _at(survey, where)
-    value = found.get("matcher") if isinstance(found, dict) else None
-    if value is None:
-        value = handler.value.get("matcher")
-    return value if isinstance(value, str) else ""
-
-
-def _at(survey: Survey, where: str) -> object:
-    """The value at a handler location like `hooks.PreToolUse[0]` (None when it is not there)."""
-    node: object = survey.data
-    for part in where.replace("[", ".[").split("."):
-        if not part:
-            continue
-        if part.startswith("["):
-            index = int(part[1:-1])
-            node = node[index] if isinstance(node, list) and index < len(node) else None
-        else:
-            node = lookup(node, part) if isinstance(node, dict) else None
-    return node
-
-
 def run(loaded: Loaded, profile: Profile, opts: Options, env: Mapping[str, str],
         warn: Callable[[str], None]) -> Verified:
     driven(profile)
@@ -131,7 +108,7 @@ def run(loaded: Loaded, profile: Profile, opts: Options, env: Mapping[str, str],
         (where.work / README).write_text("The scratch project of a hookshape verify turn.\n")
         survey, handlers = scratch.ours(loaded, profile, where)
         results = registered(profile, handlers, lambda h: Path(scratch.gate_of(loaded, h) or "").name,
-                             lambda h: _matcher(survey, profile, h))
+                             lambda h: matcher(survey, h) or "")
         harness_env = {loaded.spec.harness.home_env: str(where.harness(loaded))}
         start = time.monotonic()
         with MockServer(script(profile)) as mock:
