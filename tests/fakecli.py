@@ -1,8 +1,8 @@
 """A stand-in for Claude Code's CLI, for testing `hookshape verify` without a real one: a Python
 script laid out as the npm package @anthropic-ai/claude-code (so verify reads its version from
 package.json) that runs one `-p` turn the way the real CLI does, in small: the hooks of
-$CLAUDE_CONFIG_DIR/settings.json (UserPromptSubmit, PreToolUse, PostToolUse, Stop, with the
-matcher of each group), the Anthropic Messages API at $ANTHROPIC_BASE_URL (not streamed), the
+$CLAUDE_CONFIG_DIR/settings.json (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop,
+with the matcher of each group), the Anthropic Messages API at $ANTHROPIC_BASE_URL (not streamed), the
 prompt hooks' context as a system reminder, a deny (JSON or exit 2) as an error tool result, a
 stop block as "Stop hook feedback". Tools are not run. Knobs: events it never fires, and a
 message to exit 1 with before anything else.
@@ -72,11 +72,12 @@ def ask(messages):
         return json.loads(resp.read())
 
 
-context = answer(run("UserPromptSubmit", {"prompt": prompt}), "context")
 first = [{"type": "text", "text": prompt}]
-if context:
-    reminder = f"<system-reminder>\nUserPromptSubmit hook additional context: {context}\n</system-reminder>"
-    first.insert(0, {"type": "text", "text": reminder})
+for event, payload in (("UserPromptSubmit", {"prompt": prompt}), ("SessionStart", {"source": "startup"})):
+    context = answer(run(event, payload), "context")
+    if context:
+        reminder = f"<system-reminder>\n{event} hook additional context: {context}\n</system-reminder>"
+        first.insert(0, {"type": "text", "text": reminder})
 messages = [{"role": "user", "content": first}]
 active = False
 for _ in range(20):

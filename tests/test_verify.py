@@ -106,6 +106,13 @@ def test_a_deny_reaches_the_model_and_post_tool_is_not_exercised(tmp_path: Path)
     assert ", 1 not exercised" in done.stdout.splitlines()[-1]
 
 
+def test_session_start_context_reaches_the_model(tmp_path: Path) -> None:
+    done = verify(tmp_path, spec(tmp_path, hook("hello", "session_start", ["echo", "the repo is acme"])))
+    assert done.returncode == 0, done.stdout
+    assert event_lines(done.stdout)["session_start"].endswith(
+        "reached the model: 1x: its context (the repo is acme) reached the model")
+
+
 def test_a_stop_hook_that_never_lets_go_is_ended_by_the_mock(tmp_path: Path) -> None:
     stop = ["sh", "-c", "echo 'one more thing' >&2; exit 2"]
     done = verify(tmp_path, spec(tmp_path, hook("more", "stop", stop)))

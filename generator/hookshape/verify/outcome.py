@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from hookshape.diagnose.findings import Finding
 from hookshape.diagnose.survey import Handler
-from hookshape.diagnose.verdict import Run, one_line, verdict
+from hookshape.diagnose.verdict import Run, one_line, stdout_object, verdict
+from hookshape.plan import outputs
 from hookshape.spec.profiles import Profile
 from hookshape.spec.types import EVENTS, Event
 from hookshape.verify.mock.conversation import TOOL_CALL, Recorded
@@ -46,8 +47,15 @@ _SAID: tuple[tuple[Kind, str], ...] = (("deny", " blocks "), ("block", " keeps t
 
 
 def answer(profile: Profile, event: Event, call: Call) -> Answer:
-    """The verdict reader's word on a recorded run (the text after its sentence's colon)."""
-    if call.code is None or event not in ("prompt", "pre_tool", "post_tool", "stop"):
+    """The verdict reader's word on a recorded run (the text after its sentence's colon); on the
+    other events, the context the profile's answer shape carries."""
+    if call.code is None:
+        return Answer("none", "", "")
+    if event not in ("prompt", "pre_tool", "post_tool", "stop"):
+        obj, _ = stdout_object(Run(call.code, call.stdout, call.stderr))
+        text = outputs.read(profile, "context", obj, event) if obj is not None else None
+        if text:
+            return Answer("context", one_line(text), f"{profile.vendor.display} adds this context: {text}")
         return Answer("none", "", "")
     said = verdict(profile, event, call.event(), Run(call.code, call.stdout, call.stderr))
     if said.startswith("nothing happens") or ": " not in said:
