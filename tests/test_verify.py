@@ -174,9 +174,16 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
         (["--vendor", "claude", "--spec", str(MINIMAL), "--bin", str(tmp_path / "none")], {},
          f"--bin {tmp_path / 'none'}: not an executable file"),
     ]
+    garbage = tmp_path / "bad" / "claude"
+    garbage.parent.mkdir()
+    garbage.write_bytes(b"\x7fELF not really")
+    garbage.chmod(0o755)
+    cases.append((["--vendor", "claude", "--spec", str(MINIMAL), "--bin", str(garbage)], {},
+                  f"{garbage}: cannot run it: Exec format error"))
     for args, env, said in cases:
         done = clikit.hookshape("verify", *args, cwd=tmp_path, env=env)
-        assert (done.returncode, done.stdout, done.stderr) == (1, "", f"hookshape: error: {said}\n")
+        last = done.stderr.splitlines(keepends=True)[-1]  # (a version it cannot tell warns first)
+        assert (done.returncode, done.stdout, last) == (1, "", f"hookshape: error: {said}\n")
 
 
 # -- the pieces ------------------------------------------------------------------------------

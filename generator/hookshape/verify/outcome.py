@@ -41,9 +41,14 @@ class Answer:
     said: str
 
 
-# The sentence each answer of the verdict reader starts its text with, by kind.
-_SAID: tuple[tuple[Kind, str], ...] = (("deny", " blocks "), ("block", " keeps the agent working with"),
-         ("block", " rejects the prompt"), ("context", "context"), ("context", " shows the agent"))
+# Words of the verdict reader's sentences (before the colon that starts the text), by kind.
+_SAID: tuple[tuple[Kind, str], ...] = (
+    ("deny", " blocks "),
+    ("block", " keeps the agent working with"),
+    ("block", " rejects the prompt"),
+    ("context", "context"),
+    ("context", " shows the agent"),
+)
 
 
 def answer(profile: Profile, event: Event, call: Call) -> Answer:

@@ -107,13 +107,19 @@ def run(loaded: Loaded, profile: Profile, opts: Options, env: Mapping[str, str],
         scratch.prepare(loaded, profile, where)
         (where.work / README).write_text("The scratch project of a hookshape verify turn.\n")
         survey, handlers = scratch.ours(loaded, profile, where)
+        if not handlers:
+            raise HookshapeError(f"the harness registers no hook for {profile.vendor.display}: "
+                                 "nothing to verify")
         results = registered(profile, handlers, lambda h: Path(scratch.gate_of(loaded, h) or "").name,
                              lambda h: matcher(survey, h) or "")
         harness_env = {loaded.spec.harness.home_env: str(where.harness(loaded))}
         start = time.monotonic()
         with MockServer(script(profile)) as mock:
-            result = runner.run_turn(cli, PROMPT, scratch=where.root, mock=mock, env_extra=harness_env,
-                                     timeout=opts.timeout)
+            try:
+                result = runner.run_turn(cli, PROMPT, scratch=where.root, mock=mock, env_extra=harness_env,
+                                         timeout=opts.timeout)
+            except OSError as exc:
+                raise HookshapeError(f"{binary}: cannot run it: {exc.strerror or exc}") from None
             turn_env = runner.turn_env(cli, where.root, mock.url, harness_env)
         seconds = time.monotonic() - start
         refused = [r.reply.removeprefix("script error: ") for r in mock.requests
