@@ -67,16 +67,32 @@ def event_lines(out: str) -> dict[str, str]:
 
 
 def test_minimal_example_fires_and_its_context_reaches_the_model(tmp_path: Path) -> None:
-    done = verify(tmp_path, MINIMAL)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stderr == ""  # a proven version: no warning
-    lines = event_lines(done.stdout)
-    assert list(lines) == ["prompt", "pre_tool"]
-    assert lines["prompt"].split()[:3] == ["UserPromptSubmit", "reached", "the"]
-    assert f"1x: its context ({REMINDER[:57]}...) reached the model" in lines["prompt"]
-    assert lines["pre_tool"] == "PreToolUse           fired: 2x (Write, Bash): each call allowed"
-    assert done.stdout.splitlines()[0].startswith(f"verify: Claude Code {PROVEN} (")
-    assert done.stdout.splitlines()[-1].startswith(f"ok: 2 of 2 registered events fired on Claude Code {PROVEN}")
+    """One run of the minimal example (kept, to look at what the recorder kept), with a user home
+    and a harness home of the caller's that nothing may touch."""
+    home, harness = tmp_path / "home", tmp_path / "acme"
+    home.mkdir()
+    done = verify(tmp_path, MINIMAL, "--keep", env={"HOME": str(home), "ACME_HOME": str(harness)})
+    out = done.stdout.splitlines()
+    kept = Path(next(ln for ln in out if ln.startswith("  scratch kept: ")).split(": ", 1)[1])
+    try:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stderr == ""  # a proven version: no warning
+        lines = event_lines(done.stdout)
+        assert list(lines) == ["prompt", "pre_tool"]
+        assert lines["prompt"] == (f"UserPromptSubmit     reached the model: 1x: its context ({REMINDER[:57]}...) "
+                                   "reached the model")
+        assert lines["pre_tool"] == "PreToolUse           fired: 2x (Write, Bash): each call allowed"
+        assert out[0].startswith(f"verify: Claude Code {PROVEN} (") and out[0].endswith(
+            "), one scripted turn in a scratch home")
+        assert out[-1].startswith(f"ok: 2 of 2 registered events fired on Claude Code {PROVEN} (turn ")
+        # nothing outside the scratch was touched
+        assert list(home.iterdir()) == [] and not harness.exists()
+        # the recorder kept each gate run; the harness was installed in the scratch home
+        gates = sorted(c.gate for c in probe.calls(kept / "calls"))
+        assert gates == ["acme-guard-pre-tool", "acme-guard-pre-tool", "acme-guard-prompt"]
+        assert "acme-guard-pre-tool" in (kept / "home/.claude/settings.json").read_text()
+    finally:
+        subprocess.run(["rm", "-rf", str(kept)], check=True)
 
 
 def test_an_event_the_cli_never_fires_fails_with_a_reason_and_an_unproven_version_warns(tmp_path: Path) -> None:
@@ -135,25 +151,6 @@ def test_a_cli_that_fails_before_the_model_says_so_for_every_event(tmp_path: Pat
     why = "the turn never reached the model: the CLI exited 1: fake: no such model"
     assert all(rest.endswith(f"NOT FIRED: {why}") for rest in event_lines(done.stdout).values())
     assert "  the turn: the CLI exited 1: fake: no such model" in done.stdout.splitlines()
-
-
-def test_nothing_outside_the_scratch_is_read_or_written(tmp_path: Path) -> None:
-    home, harness = tmp_path / "home", tmp_path / "acme"
-    home.mkdir()
-    done = verify(tmp_path, MINIMAL, env={"HOME": str(home), "ACME_HOME": str(harness)})
-    assert done.returncode == 0, done.stdout
-    assert list(home.iterdir()) == [] and not harness.exists()
-
-
-def test_keep_leaves_the_scratch_with_the_recorded_calls(tmp_path: Path) -> None:
-    done = verify(tmp_path, MINIMAL, "--keep")
-    kept = Path(next(ln for ln in done.stdout.splitlines() if "scratch kept:" in ln).split(": ", 1)[1])
-    try:
-        gates = sorted(c.gate for c in probe.calls(kept / "calls"))
-        assert gates == ["acme-guard-pre-tool", "acme-guard-pre-tool", "acme-guard-prompt"]
-        assert (kept / "home/.claude/settings.json").is_file()
-    finally:
-        subprocess.run(["rm", "-rf", str(kept)], check=True)
 
 
 @pytest.mark.parametrize("vendor", ["agy", "cursor", "factory"])
