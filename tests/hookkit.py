@@ -33,8 +33,7 @@ from tests.conformance.oracle import put
 from tests.shells import FAST, MATRIX, ROOT, InTurn, Shell, shell
 from tests.tentaclekit import patch_body
 
-from hookshape.plan import artifacts as plan
-from hookshape.plan import outputs
+from hookshape.plan import outputs, plan
 from hookshape.render import write as writer
 from hookshape.spec.hooks import Group
 from hookshape.spec.load import Loaded, load
@@ -151,7 +150,7 @@ class Tree:
 
 def render(spec: Path, out: Path) -> Tree:
     loaded = load(spec)
-    writer.write_plan(out, plan.build(loaded))
+    writer.write_plan(out, plan.build(loaded).artifacts)
     return Tree(loaded, out)
 
 

@@ -32,7 +32,7 @@ from tests.scratch import short_root
 from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell, shell
 
 from hookshape.plan import outputs
-from hookshape.render.jinja import codes
+from hookshape.plan.jinja import codes
 from hookshape.spec.load import load
 from hookshape.spec.profiles import load_profiles
 

@@ -190,7 +190,7 @@ def test_the_default_spec_spells_out_every_key() -> None:
     (('prefix = "acme"\n', 'prefix = "acme"\nstate_dir = ".."\n'), r"harness\.state_dir",
      "'..' segment"),
     (("[vendors.claude]\n", "[vendors.claude]\ntimeout_ms = 1999\n"), r"vendors\.claude\.timeout_ms",
-     "must be at least"),
+     "is below 2200"),
     (("[vendors.claude]\n", "[vendors.claude]\ntimeot_ms = 5000\n"), r"vendors\.claude\.timeot_ms",
      "did you mean 'timeout_ms'"),
 ], ids=["bad-prefix", "no-prefix", "bad-name", "bad-state-dir", "vendor-timeout", "vendor-typo"])

@@ -165,7 +165,8 @@ def test_a_cli_it_cannot_drive_is_one_line_saying_why(vendor: str, tmp_path: Pat
 def test_errors_are_one_line(tmp_path: Path) -> None:
     cases = [
         (["--vendor", "gemini", "--spec", str(spec(tmp_path, hook("p", "prompt", ["true"])))],
-         {}, f"{tmp_path / 'spec.toml'}: vendors.gemini is not enabled in the spec"),
+         {}, f"{tmp_path / 'spec.toml'}: vendors.gemini is not enabled in the spec: add a [vendors.gemini] "
+         "table to it"),
         (["--vendor", "claude", "--spec", str(MINIMAL)], {"PATH": str(tmp_path)},
          "claude is not on PATH: install Claude Code (npm install -g @anthropic-ai/claude-code) or pass --bin PATH"),
         (["--vendor", "claude", "--spec", str(MINIMAL), "--bin", str(tmp_path / "none")], {},

@@ -145,7 +145,7 @@ class Rendered:
 @contextmanager
 def templates_at(templates: Path | None) -> Iterator[None]:
     """Point the generator's template loader at another templates/ tree (in this process)."""
-    from hookshape.render import jinja as hs_shell
+    from hookshape.plan import jinja as hs_shell
 
     if templates is None:
         yield
@@ -163,7 +163,7 @@ def render(out: Path, templates: Path | None = None, spec: Path = SPEC_PATH) -> 
     `templates` (default: the repository's). Until the gate template exists, only the tentacles
     render."""
     from hookshape.errors import HookshapeError
-    from hookshape.plan import artifacts as plan
+    from hookshape.plan import plan
     from hookshape.render import write as writer
     from hookshape.spec import load as loader
 
@@ -171,7 +171,7 @@ def render(out: Path, templates: Path | None = None, spec: Path = SPEC_PATH) -> 
     names = {unit.role: unit.name for unit in loaded.spec.gates()}
     with templates_at(templates):
         try:
-            writer.write_plan(out, plan.build(loaded))
+            writer.write_plan(out, plan.build(loaded).artifacts)
             return Rendered(out, names=names)
         except HookshapeError as exc:
             if "gate" not in str(exc):

@@ -1,5 +1,5 @@
 """The suite catches breakage: deliberately broken copies of templates/ are rendered (the loader
-pointed at the copy, hookshape.plan.artifacts.build + writer.write_plan, as `hookshape render --out` does)
+pointed at the copy, hookshape.plan.plan.build + writer.write_plan, as `hookshape render --out` does)
 and a probe set of conformance cells runs against each. A cell "caught" a breakage when it
 fails on the broken render and passes on the pristine one. The table of catchers goes to the
 summary (and build/conformance-summary.txt).

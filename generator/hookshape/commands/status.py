@@ -14,7 +14,7 @@ from hookshape.commands.options import profiles_option, spec_option
 from hookshape.diagnose import health
 from hookshape.errors import HookshapeError
 from hookshape.install.options import home_option
-from hookshape.install.paths import homes
+from hookshape.plan.homes import homes
 from hookshape.spec.load import SpecChoice
 from hookshape.spec.model import Spec
 

@@ -1,7 +1,8 @@
 """`hookshape vendors [--json]`: every vendor of the loaded profiles, its confidence, its config
-files, and what it can enforce per role (the rules of `hookshape capabilities`, applied to each
-vendor whether or not the spec enables it). The spec is optional: without --spec, --default or
-./hookshape.toml the built-in default harness is the spec the rules are applied to."""
+files, and what it can enforce on each event the spec has a gate on (the rules of `hookshape
+capabilities`, applied to each vendor whether or not the spec enables it). The spec is optional:
+without --spec, --default or ./hookshape.toml the built-in default harness is the spec the rules
+are applied to."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ import click
 
 from hookshape.commands.options import profiles_option, spec_option
 from hookshape.plan import outputs
-from hookshape.plan.capabilities import Cell, cell
+from hookshape.plan.capabilities import Cell, cell, group_cell
+from hookshape.spec.hooks import Group
 from hookshape.spec.load import SPEC_NAME, Loaded, SpecChoice
 from hookshape.spec.profiles import Profile
-from hookshape.spec.types import EVENTS, ROLES
+from hookshape.spec.tentacles import Tentacle
+from hookshape.spec.types import EVENTS
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,20 @@ class Vendor:
     user_config: str
     project_config: str
     caveat: str
-    roles: list[Cell]
+    roles: list[Cell]  # one per gate of the spec, in the spec's order
+
+
+def gate_cell(loaded: Loaded, profile: Profile, gate: Tentacle | Group) -> Cell:
+    if isinstance(gate, Group):
+        return group_cell(loaded.spec, profile, gate)
+    return cell(loaded.spec, profile, gate.role)
+
+
+def columns(loaded: Loaded) -> list[str]:
+    """A column per gate: its event, or its name where two gates share an event."""
+    gates = loaded.spec.gates()
+    events = [g.role for g in gates]
+    return [g.role if events.count(g.role) == 1 else g.name for g in gates]
 
 
 def describe(loaded: Loaded, profile: Profile) -> Vendor:
@@ -38,7 +54,7 @@ def describe(loaded: Loaded, profile: Profile) -> Vendor:
                   enabled=settings is not None and settings.enabled,
                   user_config=profile.config.user_path, project_config=profile.config.project_path,
                   caveat=profile.vendor.caveat,
-                  roles=[cell(loaded.spec, profile, role) for role in ROLES])
+                  roles=[gate_cell(loaded, profile, g) for g in loaded.spec.gates()])
 
 
 def choose(spec: SpecChoice) -> SpecChoice:
@@ -59,13 +75,14 @@ def to_json(loaded: Loaded, vendors: list[Vendor]) -> str:
 
 
 def to_table(loaded: Loaded, vendors: list[Vendor]) -> str:
-    head = ["vendor", "name", "confidence", "in spec", *ROLES, "user config", "project config"]
+    head = ["vendor", "name", "confidence", "in spec", *columns(loaded), "user config",
+            "project config"]
     rows = [[v.id, v.display, v.confidence, "yes" if v.enabled else "no",
              *(c.level for c in v.roles), v.user_config, v.project_config] for v in vendors]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     lines = ["  ".join(col.ljust(w) for col, w in zip(row, widths, strict=True)).rstrip()
              for row in [head, *rows]]
-    lines += ["", f"what each role can enforce, with {spec_label(loaded)}; "
+    lines += ["", f"what each event of {spec_label(loaded)} can enforce; "
                   "the reasons: `hookshape vendors --json` or `hookshape capabilities`"]
     return "\n".join(lines) + "\n"
 
@@ -95,7 +112,7 @@ def to_contract(profiles: list[Profile]) -> str:
 @spec_option
 @profiles_option
 def command(as_json: bool, contract: bool, spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
-    """List the vendors: confidence, config files, and what each can enforce per role."""
+    """List the vendors: confidence, config files, and what each can enforce per event."""
     loaded = choose(spec).load(profile_dirs)
     if contract:
         click.echo(to_contract([loaded.profiles[v] for v in sorted(loaded.profiles)]), nl=False)

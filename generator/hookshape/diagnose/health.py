@@ -42,6 +42,7 @@ closed-missing; a probe's own result is prefixed `probe-`.
 
 from __future__ import annotations
 
+import glob
 import shutil
 import time
 from dataclasses import dataclass, replace
@@ -58,6 +59,7 @@ STATE_TAG = "breaker/1"
 STATE_EXT = ".state"
 LOCK_EXT = ".lock"
 PROBE_EXT = ".probe"
+TOKEN = ".f."  # <state>.f.<pid>: a failure a gate recorded, not yet counted into the state
 KINDS = frozenset({"crash", "timeout", "slow", "missing", "hook"})
 STATES = {"closed": "closed", "open": "open", "half": "half-open"}
 
@@ -165,9 +167,15 @@ def parse_state(line: str) -> dict[str, Any]:
             "retry_s": _num(retry_s), "retry_ms": _num(retry_ms), "told": told == "1"}
 
 
+def pending(state: Path) -> list[Path]:
+    """The failures gates recorded that no holder of the state lock has counted in yet."""
+    return sorted(state.parent.glob(glob.escape(state.name) + TOKEN + "*"))
+
+
 def read_breaker(spec: Spec, home: Path, tentacle: Tentacle | Group) -> Breaker:
     path = state_path(spec, home, tentacle)
-    closed = Breaker(name=tentacle.name, role=tentacle.role, phase=tentacle.phase, path=path)
+    closed = Breaker(name=tentacle.name, role=tentacle.role, phase=tentacle.phase, path=path,
+                     failures=len(pending(path)))
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
@@ -179,7 +187,8 @@ def read_breaker(spec: Spec, home: Path, tentacle: Tentacle | Group) -> Breaker:
     except ValueError as exc:
         return replace(closed, problem=f"malformed ({exc}); the gate treats it as closed")
     has_retry = f["state"] != "closed"
-    return replace(closed, state=f["state"], failures=f["failures"], last_kind=f["kind"],
+    return replace(closed, state=f["state"], failures=f["failures"] + closed.failures,
+                   last_kind=f["kind"],
                    last_failure=float(f["last_s"]) if f["last_s"] else None,
                    retry_at=f["retry_s"] + f["retry_ms"] / 1000 if has_retry else None,
                    told=f["told"])
@@ -190,11 +199,13 @@ def breakers(spec: Spec, home: Path) -> list[Breaker]:
 
 
 def reset(spec: Spec, home: Path) -> list[Path]:
-    """Close every breaker: remove the state files (and any stale lock or probe dir)."""
+    """Close every breaker: remove the state files (and any stale lock or probe dir, and the
+    failures not yet counted)."""
     removed = []
     for t in spec.gates():
         state = state_path(spec, home, t)
-        for path in (state, state.with_suffix(LOCK_EXT), state.with_suffix(PROBE_EXT)):
+        for path in (state, state.with_suffix(LOCK_EXT), state.with_suffix(PROBE_EXT),
+                     *pending(state)):
             try:
                 if path.is_dir() and not path.is_symlink():
                     shutil.rmtree(path)

@@ -18,11 +18,11 @@ from hookshape.diagnose import field_checks as field
 from hookshape.diagnose import survey as surveys
 from hookshape.diagnose.findings import Ctx, Finding, Report, Severity
 from hookshape.diagnose.survey import Handler, Survey, lookup
-from hookshape.edit.formats import switches
 from hookshape.install.ledger import ledger_path
-from hookshape.install.paths import Scope, also_read, config_path, harness_home, legacy_paths
+from hookshape.install.paths import Scope, also_read, config_path, legacy_paths
 from hookshape.plan.artifacts import job_files
 from hookshape.plan.entries import entries
+from hookshape.plan.homes import harness_home
 from hookshape.spec.profiles import Profile
 
 
@@ -257,7 +257,7 @@ def check_switches(ctx: Ctx, s: Seen) -> list[Finding]:
     out = []
     enable = s.profile.config.enable_switch
     for v in s.read:
-        for dotted in switches(s.profile):
+        for dotted in s.profile.config.switches:
             value = lookup(v.data, dotted)
             if value is False:
                 out.append(Finding("error", "switched-off", f"{v.path}: {dotted} is false: "

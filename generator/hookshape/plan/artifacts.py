@@ -1,4 +1,5 @@
-"""Spec + profiles -> a plan: the list of artifacts (path, mode, bytes) that make up dist/."""
+"""The artifacts of a plan (path, mode, bytes): the scripts under bin/ rendered from the templates,
+the vendor config blocks, CAPABILITIES and MANIFEST (plan.plan puts them together)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from typing import Any
 
 from hookshape import __version__
 from hookshape.errors import SpecError
-from hookshape.plan.capabilities import table, to_json, to_markdown
+from hookshape.plan.capabilities import Cell, table, to_json, to_markdown
 from hookshape.plan.configs import render_config
-from hookshape.plan.entries import entries
-from hookshape.render.jinja import context, render_template, spec_context
+from hookshape.plan.entries import HookEntry, entries
+from hookshape.plan.jinja import context, render_template, spec_context
 from hookshape.spec.hooks import Group
 from hookshape.spec.load import PACKAGED_SPEC_NAME, SPEC_NAME, Loaded
+from hookshape.spec.profiles import Profile
 from hookshape.spec.tentacles import Tentacle
 from hookshape.spec.types import AWK_LIB_NAME
 
@@ -124,18 +126,20 @@ def hook_file_artifacts(loaded: Loaded) -> list[Artifact]:
     return out
 
 
+def config_artifact(loaded: Loaded, profile: Profile, found: list[HookEntry]) -> Artifact:
+    """dist/config/<vendor>/<file>: the vendor's config block of these entries."""
+    filename, text = render_config(loaded.spec, profile, found)
+    if filename.endswith(".toml"):
+        text = with_header(loaded, text, shebang=False)
+    return Artifact(f"config/{profile.id}/{filename}", DATA, text.encode())
+
+
 def config_artifacts(loaded: Loaded) -> list[Artifact]:
-    out = []
-    for profile in loaded.vendors:
-        filename, text = render_config(loaded.spec, profile, entries(loaded.spec, profile))
-        if filename.endswith(".toml"):
-            text = with_header(loaded, text, shebang=False)
-        out.append(Artifact(f"config/{profile.id}/{filename}", DATA, text.encode()))
-    return out
+    return [config_artifact(loaded, p, entries(loaded.spec, p)) for p in loaded.vendors]
 
 
-def capability_artifacts(loaded: Loaded) -> list[Artifact]:
-    cells = table(loaded)
+def capability_artifacts(loaded: Loaded, cells: list[Cell] | None = None) -> list[Artifact]:
+    cells = table(loaded) if cells is None else cells
     md = to_markdown(loaded, cells, f"<!-- {banner(loaded, '').strip()} -->")
     return [Artifact("CAPABILITIES.json", DATA, to_json(cells).encode()),
             Artifact("CAPABILITIES.md", DATA, md.encode())]
@@ -145,9 +149,3 @@ def manifest(loaded: Loaded, artifacts: list[Artifact]) -> Artifact:
     lines = [banner(loaded), "# path mode sha256"]
     lines += [f"{a.path} {a.mode:04o} {a.sha256}" for a in sorted(artifacts, key=lambda a: a.path)]
     return Artifact("MANIFEST", DATA, ("\n".join(lines) + "\n").encode())
-
-
-def build(loaded: Loaded) -> list[Artifact]:
-    arts = script_artifacts(loaded) + config_artifacts(loaded) + capability_artifacts(loaded)
-    arts.append(manifest(loaded, arts))
-    return sorted(arts, key=lambda a: a.path)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from hookshape.errors import ProfileError
 from hookshape.spec.types import Event
@@ -20,6 +21,7 @@ EnvVar = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description=(
     "an environment variable name: letters, digits and '_', not starting with a digit"))]
 FindingCode = Annotated[str, Field(pattern=r"^([a-z][a-z0-9]*(-[a-z0-9]+)*)?$", description=(
     "a finding code: lowercase words of letters and digits joined by '-'"))]
+Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}(-\d{2})?$", description="a date: YYYY-MM or YYYY-MM-DD")]
 MatcherSyntax = Literal["exact-list-or-regex", "regex", "exact"]
 Layout = Literal["groups", "flat", "groups-for-matchers", "list"]
 
@@ -69,6 +71,9 @@ class Tools(_Strict):
     edit: list[str]
     shell: list[str]
     read: list[str] = Field([], description="tools that only read files (the `read` tool class)")
+    other: list[str] = Field([], description=(
+        "the vendor's other tools known by name (a hook may match them raw); validation warns "
+        "about a raw name no enabled vendor is known to have"))
     mcp_format: str
     plugin_mcp_format: str = Field("", description=(
         "how a plugin's bundled MCP server names its tools ({plugin}, {server}, {tool}): a matcher "
@@ -158,6 +163,16 @@ class ConfigInfo(_Strict):
     # settings-file hooks only when their caller passes setting sources (Claude's Agent SDK).
     host_env: str = ""
     sdk_hosts: list[str] = []
+
+    @property
+    def bundled(self) -> bool:
+        """A standalone hooks file whose top-level keys are hook names (root `{name}`)."""
+        return self.root == "{name}"
+
+    @property
+    def switches(self) -> list[str]:
+        """The dotted keys that turn the vendor's hooks on: the current one, then older names."""
+        return [s for s in [self.enable_switch, *self.legacy_switches] if s]
 
     @model_validator(mode="after")
     def _pairs(self) -> ConfigInfo:
@@ -269,6 +284,9 @@ class Payload(_Strict):
     stop_active: str
     stop_text: list[str]
     turn_marker: str = ""
+    prompt: str = Field("", description=(
+        "the dotted path of the user's prompt on the prompt event (a step 0 is a list's first "
+        "element); \"\": not known"))
 
     @model_validator(mode="after")
     def _cwd_not_from_tool_args(self) -> Payload:
@@ -286,7 +304,7 @@ class Fact(_Strict):
     topic: str
     fact: str
     source: str
-    date: Annotated[str, Field(pattern=r"^\d{4}-\d{2}(-\d{2})?$", description="a date: YYYY-MM or YYYY-MM-DD")]
+    date: Date
     # When set, `doctor` shows this fact as an info finding under this code (e.g.
     # "write-before-read"): vendor behaviour worth knowing when a hook seems not to work.
     doctor: FindingCode = ""
@@ -328,6 +346,93 @@ class Drive(_Strict):
         return self
 
 
+# what a plugin's manifest, marketplace, install lines and notes may say: [package] of the spec
+# (owner: the author, else the name; path: where a marketplace keeps the plugin)
+PLUGIN_FIELDS = ("name", "version", "description", "author", "author_email", "homepage",
+                 "license", "marketplace", "owner", "path")
+PluginPath = Annotated[str, Field(pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$", description=(
+    "a relative path inside the plugin: letters, digits, '.', '_' and '-', parts joined by '/'"))]
+
+
+def _placeholders_known(where: str, value: Any) -> None:
+    for text in _strings(value):
+        for name in re.findall(r"\{([^{}]*)\}", text):
+            if name not in PLUGIN_FIELDS:
+                raise ValueError(f"{where}: {{{name}}} is not one of "
+                                 + ", ".join(f"{{{f}}}" for f in PLUGIN_FIELDS))
+
+
+class PluginFile(_Strict):
+    """A JSON file of the plugin built from data: its string values may hold the spec's [package]
+    fields as {placeholders}; a value that is one placeholder left empty is left out, and so is
+    an object or list left empty."""
+
+    path: PluginPath
+    keys: dict[str, Any] = Field(description="the JSON document, with {placeholders}")
+
+    @model_validator(mode="after")
+    def _known(self) -> PluginFile:
+        _placeholders_known(self.path, self.keys)
+        return self
+
+
+class PluginMarketplace(PluginFile):
+    plugins_dir: PluginPath = Field("plugins", description=(
+        "the folder of the marketplace that holds the plugin ({path} = <plugins_dir>/<name>)"))
+
+
+class PluginHooks(_Strict):
+    """The plugin's hooks file: JSON, shaped as the vendor's [config] unless overridden here."""
+
+    path: PluginPath = "hooks/hooks.json"
+    root: str | None = Field(None, description="the key holding the entries (default: [config].root)")
+    layout: Layout | None = Field(None, description="how entries sit per event (default: [config].layout)")
+    extras: dict[str, Any] | None = Field(None, description=(
+        "top-level keys beside the entries (default: [config].extras)"))
+    handler: Handler | None = Field(None, description="the keys of one handler (default: [config].handler)")
+
+    def overrides(self) -> dict[str, Any]:
+        """The [config] keys this file shapes otherwise."""
+        return {k: v for k in ("root", "layout", "extras", "handler") if (v := getattr(self, k)) is not None}
+
+
+class Plugin(_Strict):
+    """How the vendor ships hooks in a plugin or extension: `hookshape package --as <format>`."""
+
+    format: Annotated[str, Field(pattern=r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$", description=(
+        "the format's name for --as: lowercase words joined by '-'"))]
+    display: str = Field(description="what the vendor calls it (Claude Code plugin)")
+    root_var: EnvVar = Field(description=(
+        "the variable a hook command names the plugin's directory by, as ${<root_var>}"))
+    scripts: PluginPath = Field("scripts", description="the plugin's folder of gates and tentacles")
+    name_pattern: str = Field(description="a regex the plugin's and the marketplace's names must match")
+    name_rule: str = Field(description="name_pattern in words, for the error message")
+    manifest: PluginFile
+    hooks: PluginHooks = PluginHooks()
+    marketplace: PluginMarketplace | None = Field(None, description=(
+        "the marketplace file `package --marketplace` writes (none: the vendor has no marketplace)"))
+    install: list[str] = Field(description="the README's install commands, with {placeholders}")
+    notes: list[str] = Field([], description="what a user must know to run it, with {placeholders}")
+    source: str
+    date: Date
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Plugin:
+        try:
+            re.compile(self.name_pattern)
+        except re.error as exc:
+            raise ValueError(f"name_pattern: not a regex: {exc}") from None
+        _placeholders_known("install", self.install)
+        _placeholders_known("notes", self.notes)
+        files = [self.manifest.path, self.hooks.path]
+        if len(set(files)) != len(files):
+            raise ValueError("manifest.path and hooks.path: two files at one path")
+        inside = [f for f in files if f == self.scripts or f.startswith(self.scripts + "/")]
+        if inside:
+            raise ValueError(f"{inside[0]}: inside the scripts folder {self.scripts!r}")
+        return self
+
+
 class Profile(_Strict):
     vendor: VendorInfo
     events: Events
@@ -336,9 +441,32 @@ class Profile(_Strict):
     config: ConfigInfo
     output: Output
     payload: Payload
+    plugin: Plugin | None = Field(None, description=(
+        "how the vendor ships hooks in a plugin or extension (none: it has no such format)"))
     facts: Annotated[list[Fact], Field(min_length=1)]
     drive: Drive = Field(Drive(cannot="no way to run it offline is known"), description=(
         "how `hookshape verify` runs the CLI (or why it cannot)"))
+
+    @model_validator(mode="after")
+    def _plugin_hooks_shape(self) -> Profile:
+        """The plugin's hooks file is [config] with [plugin.hooks]'s keys over it: JSON, so the
+        rules of a JSON config hold for it too."""
+        if self.plugin is None:
+            return self
+        merged = {**self.config.model_dump(), "syntax": "json", **{
+            k: v.model_dump() if isinstance(v, BaseModel) else v
+            for k, v in self.plugin.hooks.overrides().items()}}
+        try:
+            ConfigInfo.model_validate(merged)
+        except ValidationError as exc:
+            raise ValueError("plugin.hooks: " + "; ".join(e["msg"].removeprefix("Value error, ")
+                                                          for e in exc.errors())) from None
+        return self
+
+    def plugin_config(self) -> ConfigInfo:
+        """[config] as the plugin's hooks file has it (see _plugin_hooks_shape)."""
+        assert self.plugin is not None
+        return self.config.model_copy(update={"syntax": "json", **self.plugin.hooks.overrides()})
 
     @property
     def id(self) -> str:

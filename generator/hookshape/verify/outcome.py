@@ -13,8 +13,7 @@ from typing import Any, Literal
 
 from hookshape.diagnose.findings import Finding
 from hookshape.diagnose.survey import Handler
-from hookshape.diagnose.verdict import Run, one_line, stdout_object, verdict
-from hookshape.plan import outputs
+from hookshape.diagnose.verdict import Run, one_line, read
 from hookshape.spec.profiles import Profile
 from hookshape.spec.types import EVENTS, Event
 from hookshape.verify.mock.conversation import TOOL_CALL, Recorded
@@ -41,33 +40,17 @@ class Answer:
     said: str
 
 
-# Words of the verdict reader's sentences (before the colon that starts the text), by kind.
-_SAID: tuple[tuple[Kind, str], ...] = (
-    ("deny", " blocks "),
-    ("block", " keeps the agent working with"),
-    ("block", " rejects the prompt"),
-    ("context", "context"),
-    ("context", " shows the agent"),
-)
-
-
 def answer(profile: Profile, event: Event, call: Call) -> Answer:
-    """The verdict reader's word on a recorded run (the text after its sentence's colon); on the
-    other events, the context the profile's answer shape carries."""
+    """What the vendor makes of a recorded run, by the reader `simulate` and `test` use: the
+    reason of a deny or of a block (keep working), or the context the model gets."""
     if call.code is None:
         return Answer("none", "", "")
-    if event not in ("prompt", "pre_tool", "post_tool", "stop"):
-        obj, _ = stdout_object(Run(call.code, call.stdout, call.stderr))
-        text = outputs.read(profile, "context", obj, event) if obj is not None else None
-        if text:
-            return Answer("context", one_line(text), f"{profile.vendor.display} adds this context: {text}")
-        return Answer("none", "", "")
-    said = verdict(profile, event, call.event(), Run(call.code, call.stdout, call.stderr))
-    if said.startswith("nothing happens") or ": " not in said:
-        return Answer("none", "", said)
-    head, text = said.split(": ", 1)
-    kind: Kind = next((k for k, word in _SAID if word in head), "none")
-    return Answer(kind, text if kind != "none" else "", said)
+    got = read(profile, event, call.event(), Run(call.code, call.stdout, call.stderr))
+    if got.kind in ("deny", "block") and got.reason:
+        return Answer(got.kind, got.reason, got.said)
+    if got.context:
+        return Answer("context", got.context, got.said)
+    return Answer("none", "", got.said)
 
 
 def _haystack(request: Recorded) -> str:

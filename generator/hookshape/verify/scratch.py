@@ -19,7 +19,9 @@ from hookshape.diagnose import survey
 from hookshape.diagnose.survey import Handler, Survey
 from hookshape.edit.managed import owner
 from hookshape.errors import HookshapeError
-from hookshape.install import installer, request
+from hookshape.install import installer
+from hookshape.plan.homes import homes
+from hookshape.plan.plan import build
 from hookshape.spec.load import Loaded
 from hookshape.spec.profiles import Profile
 from hookshape.verify import probe, runner
@@ -64,8 +66,9 @@ def install(loaded: Loaded, profile: Profile, where: Scratch) -> list[str]:
     where.home.mkdir(parents=True, exist_ok=True)
     where.work.mkdir(parents=True, exist_ok=True)
     said: list[str] = []
-    req = request.make(loaded, (profile.id,), "user", where.work, where.home, env={})
-    if installer.run(req, None, said.append):
+    at = homes(loaded.spec, where.home, {})
+    if installer.install(build(loaded, at.harness), at, (profile.id,), "user", where.work, False, False,
+                         said.append):
         raise HookshapeError(f"installing into the scratch home failed: {' '.join(said)}")
     return said
 

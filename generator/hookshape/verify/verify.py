@@ -16,7 +16,7 @@ from hookshape.diagnose.findings import Finding
 from hookshape.diagnose.survey import matcher
 from hookshape.diagnose.vendor_checks import vendor_report
 from hookshape.errors import HookshapeError
-from hookshape.install.paths import Homes
+from hookshape.plan.homes import Homes
 from hookshape.spec.load import Loaded
 from hookshape.spec.profiles import Profile
 from hookshape.verify import probe, runner, scratch, versions

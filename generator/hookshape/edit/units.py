@@ -1,22 +1,11 @@
-"""The data the format editors share: what we want in a file, what the ledger knows about it,
-and what an edit did."""
+"""The data the format editors share with install: what the ledger knows about a file, and what
+an edit did (what we want in a file is the plan's: plan.wiring.Want)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 JsonPath = tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Want:
-    """Our units for one file, in order (hooks-json: (event, group); agy-json: (hook name,
-    tree); codex-toml: ("block", text)) and the switches to turn on where explicitly off."""
-
-    units: list[tuple[str, Any]]
-    switches: list[str]
-    commands: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
