@@ -48,16 +48,16 @@ def lines(done: Verified) -> list[str]:
 @click.command("verify")
 @click.option("--vendor", required=True, metavar="V", help="The vendor whose CLI to run.")
 @click.option("--bin", "binary", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="The CLI to run (default: the vendor's command on PATH).")
+              metavar="PATH", help="The CLI to run (default: the vendor's command on PATH).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
-              help="Seconds the turn may take before it is stopped.")
+              metavar="S", help="Seconds the turn may take before it is stopped.")
 @click.option("--keep", is_flag=True, help="Keep the scratch home and project (the path is printed).")
 @spec_option
 @profiles_option
 def command(vendor: str, binary: Path | None, timeout: float, keep: bool, spec: SpecChoice,
             profile_dirs: tuple[Path, ...]) -> None:
-    """Run VENDOR's installed CLI for one offline turn and say, per event, whether its hooks fired.
-    Exit 1 when a registered hook did not fire."""
+    """Run the vendor's installed CLI for one offline turn and say, per event, whether its hooks
+    fired. Exit 1 when a registered hook did not fire."""
     loaded = spec.load(profile_dirs)
     driven(pick(loaded, (vendor,), enabled_only=False)[0])  # why not, before "not enabled"
     profile = pick(loaded, (vendor,))[0]
