@@ -1,5 +1,5 @@
 """The package's layers import one way (spec <- plan <- edit <- install/render/package <-
-diagnose <- commands), and an install request walks them once, in order: the spec is loaded, the plan
+diagnose <- verify <- commands), and an install request walks them once, in order: the spec is loaded, the plan
 computed for the harness home, then applied (editing the configs); nothing below calls back up."""
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ MAY_IMPORT = {
     "package": {"spec", "plan", "render"},
     "install": {"spec", "plan", "edit"},
     "diagnose": {"spec", "plan", "edit", "install", "render"},
-    "commands": {"spec", "plan", "edit", "install", "render", "package", "diagnose"},
+    "verify": {"spec", "plan", "edit", "install", "diagnose"},
+    "commands": {"spec", "plan", "edit", "install", "render", "package", "diagnose", "verify"},
 }
 FREE = {"errors", ""}
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from tests import clikit
-from tests.live.runner import cli_path
+from tests.live.pinned import cli_path
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ from hookshape.errors import HookshapeError
 
 # command name -> module under hookshape.commands that defines `command`
 COMMANDS = ("init", "render", "validate", "capabilities", "vendors", "install", "uninstall",
-            "doctor", "simulate", "test", "status", "schema", "package")
+            "doctor", "simulate", "test", "verify", "status", "schema", "package")
 
 
 class LazyGroup(click.Group):

@@ -32,14 +32,17 @@ from pathlib import Path
 import pytest
 from tests import clikit
 
-from . import harness, runner
+from hookshape.verify import runner
+from hookshape.verify.mock.server import MockServer, Script, ToolCall
+from hookshape.verify.settings import update_toml
+
+from . import harness, pinned
 from .harness import Setup, Turn
-from .mock.server import MockServer, Script, ToolCall
 from .test_live_harness import BLOCK_PREFIX, CONTEXT_PREFIX, RAN, context_items
 
 pytestmark = pytest.mark.live
 
-EXAMPLE = runner.REPO_ROOT / "examples" / "minimal.toml"
+EXAMPLE = pinned.REPO_ROOT / "examples" / "minimal.toml"
 NAME = "acme-guard"  # the example's harness: its plugin and marketplace names by default
 VERSION = "0.1.0"
 PRE_TOOL, PROMPT = "acme-guard-pre-tool", "acme-guard-prompt"
@@ -86,17 +89,18 @@ def install(s: Setup, way: Way) -> str:
     """Package the example, install it with the vendor's CLI; returns the transcript."""
     pkg = s.scratch / "pkg"
     argv = ["package", "--as", way.fmt, "--out", str(pkg), "--spec", str(EXAMPLE)]
-    proc = clikit.hookshape(*argv, *(["--marketplace"] if way.marketplace else []), cwd=runner.REPO_ROOT)
+    proc = clikit.hookshape(*argv, *(["--marketplace"] if way.marketplace else []), cwd=pinned.REPO_ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     s.work.mkdir(parents=True)
-    runner.prepare_home(s.vendor, s.scratch, "http://127.0.0.1:9")  # no turn: nothing listens there
-    env = runner.turn_env(s.vendor, s.scratch, "http://127.0.0.1:9", extra_env(s.vendor, s.scratch))
+    cli = pinned.cli(s.vendor)
+    runner.prepare_home(cli, s.scratch, "http://127.0.0.1:9")  # no turn: nothing listens there
+    env = runner.turn_env(cli, s.scratch, "http://127.0.0.1:9", extra_env(s.vendor, s.scratch))
     if s.vendor == "codex":
         (s.scratch / OWN_CODEX_HOME).mkdir()
         codex_plugins_on(s.scratch)
     log = [proc.stdout]
     for args in way.commands:
-        argv = [str(runner.cli_path(s.vendor)), *(a.replace("{pkg}", str(pkg)) for a in args)]
+        argv = [str(cli.binary), *(a.replace("{pkg}", str(pkg)) for a in args)]
         done = subprocess.run(argv, env=env, cwd=s.work, capture_output=True, text=True, timeout=180,
                               stdin=subprocess.DEVNULL, check=False)
         log.append(f"$ {' '.join(args)}\nexit {done.returncode}\n{done.stdout}{done.stderr}")
@@ -107,15 +111,22 @@ def install(s: Setup, way: Way) -> str:
 def codex_plugins_on(scratch: Path) -> None:
     """The runner's Codex settings (its config in the scratch home) into the plugin's own Codex
     home, with [features] plugins = true; the tables the plugin's install wrote stay."""
-    data = tomllib.loads(runner.config_path("codex", scratch).read_text())
-    own: dict[str, dict[str, object]] = {"": {k: v for k, v in data.items() if not isinstance(v, dict)}}
-    tables = [(name, value) for name, value in data.items() if isinstance(value, dict)]
-    while tables:
-        name, table = tables.pop()
-        own[name] = {k: v for k, v in table.items() if not isinstance(v, dict)}
-        tables += [(f"{name}.{k}", v) for k, v in table.items() if isinstance(v, dict)]
-    own["features"] = {**own.get("features", {}), "plugins": True}
-    runner.update_toml(scratch / OWN_CODEX_HOME / "config.toml", own)
+    settings = runner.settings_path(pinned.profile("codex"), scratch)
+    assert settings is not None
+    data = tomllib.loads(settings.read_text())
+    own = {**data, "features": {**data.get("features", {}), "plugins": True}}
+    update_toml(scratch / OWN_CODEX_HOME / "config.toml", own)
+
+
+def codex_trusting_plugins() -> runner.Cli:
+    """The pinned Codex with --dangerously-bypass-hook-trust: a plugin hook's trust record hashes
+    the whole plugin bundle too, which hookshape does not compute (its user-config entries are
+    trusted as a review would trust them, tests/live/harness.py)."""
+    cli = pinned.cli("codex")
+    drive = cli.profile.drive
+    argv = [drive.argv[0], "--dangerously-bypass-hook-trust", *drive.argv[1:]]
+    profile = cli.profile.model_copy(update={"drive": drive.model_copy(update={"argv": argv})})
+    return runner.Cli(profile, cli.binary, cli.path)
 
 
 def turn(s: Setup, script: Script) -> Turn:
@@ -125,9 +136,9 @@ def turn(s: Setup, script: Script) -> Turn:
         return s.turn(script)
     env = s.env("bob", extra_env(s.vendor, s.scratch))
     with MockServer(script) as mock:
-        runner.prepare_home(s.vendor, s.scratch, mock.url)
+        runner.prepare_home(pinned.cli(s.vendor), s.scratch, mock.url)
         codex_plugins_on(s.scratch)
-        result = runner.run_turn(s.vendor, "MOCK_PROMPT change the file as asked", scratch=s.scratch,
+        result = runner.run_turn(codex_trusting_plugins(), "MOCK_PROMPT change the file as asked", scratch=s.scratch,
                                  mock=mock, env_extra=env, timeout=45)
     return Turn(s, result, mock, env)
 

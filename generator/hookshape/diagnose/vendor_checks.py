@@ -14,9 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookshape.diagnose import field_checks as field
 from hookshape.diagnose import survey as surveys
 from hookshape.diagnose.findings import Ctx, Finding, Report, Severity
-from hookshape.diagnose.survey import Handler, Survey, lookup, trusted
+from hookshape.diagnose.survey import Handler, Survey, lookup
 from hookshape.install.ledger import ledger_path
 from hookshape.install.paths import Scope, also_read, config_path, legacy_paths
 from hookshape.plan.artifacts import job_files
@@ -272,22 +273,6 @@ def check_switches(ctx: Ctx, s: Seen) -> list[Finding]:
     return out
 
 
-def check_trust(ctx: Ctx, s: Seen) -> list[Finding]:
-    """From the profile's trust_table / trust_key: the vendor skips hooks nobody trusted."""
-    table, key = s.profile.config.trust_table, s.profile.config.trust_key
-    if not table or not s.ours(ctx):
-        return []
-    user = config_path(s.profile, "user", ctx.homes.user, ctx.project, ctx.loaded.spec.harness.name)
-    data = next((v.data for v in s.read if v.path == user), {})
-    if trusted(data, table, key):
-        return []
-    return [Finding("warn", "untrusted", f"{user}: no {table}.<hook> entries with {key}: "
-                    f"{s.profile.vendor.display} skips hooks nobody reviewed and trusted, silently",
-                    f"start {s.profile.vendor.display}, review its hooks and trust the "
-                    f"{ctx.loaded.spec.harness.name} hooks"
-                    + (f" ({s.profile.vendor.caveat})" if s.profile.vendor.caveat else ""))]
-
-
 def check_auth(ctx: Ctx, s: Seen) -> list[Finding]:
     """From the profile's auth_key / auth_value / auth_env: a settings key the vendor needs set
     when an API key is in its environment (else it picks an auth mode it then rejects)."""
@@ -314,8 +299,10 @@ def check_notes(ctx: Ctx, s: Seen) -> list[Finding]:
 
 
 CHECKS: list[Check] = [check_parse, check_comments, check_shape, check_wired, check_elsewhere,
-                       check_commands, check_foreign_paths, check_duplicates, check_fail_closed, check_timeouts,
-                       check_switches, check_trust, check_auth, check_notes]
+                       check_commands, check_foreign_paths, check_duplicates, field.check_duplicate_commands,
+                       check_fail_closed, check_timeouts, check_switches, field.check_trust,
+                       field.check_unknown_events, field.check_mcp_matchers, field.check_plugin_mcp,
+                       field.check_also_runs, field.check_sdk_host, check_auth, check_notes]
 
 
 def vendor_report(ctx: Ctx, profile: Profile) -> Report:

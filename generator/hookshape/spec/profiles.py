@@ -51,6 +51,9 @@ class Events(_Strict):
     subagent_stop: str = ""
     pre_compact: str = ""
     session_end: str = ""
+    other: list[str] = Field([], description=(
+        "the vendor's other hook events, beside the neutral ones (with config.unknown_events, the "
+        "whole list: doctor flags a name outside it)"))
 
     def of(self, event: Event) -> str:
         return str(getattr(self, event))
@@ -74,6 +77,9 @@ class Tools(_Strict):
         "the vendor's other tools known by name (a hook may match them raw); validation warns "
         "about a raw name no enabled vendor is known to have"))
     mcp_format: str
+    plugin_mcp_format: str = Field("", description=(
+        "how a plugin's bundled MCP server names its tools ({plugin}, {server}, {tool}): a matcher "
+        "written for mcp_format misses them"))
 
 
 class Handler(_Strict):
@@ -128,6 +134,37 @@ class ConfigInfo(_Strict):
     # trusted (Codex: [hooks.state."<key>"] trusted_hash); hooks without it are skipped.
     trust_table: Dotted = ""
     trust_key: str = ""
+    # How the vendor keys and hashes one hook's trust record (doctor computes both and tells a
+    # trusted entry from one never reviewed or changed since): the record's key, with {file}
+    # (the config file's absolute path), {event_snake}, {group} and {handler} (positions), and
+    # the hash rule (hookshape.diagnose.trust), with the timeout an entry without one counts as.
+    trust_entry: str = ""
+    trust_hash: Literal["", "definition-sha256"] = ""
+    trust_default_timeout: int = 0
+    # Events whose timeout the vendor bounds before it hashes: vendor event -> [default, max].
+    trust_timeouts: dict[str, Annotated[list[int], Field(min_length=2, max_length=2)]] = {}
+    # The user-config key that must hold project_trust_value before the vendor loads a project's
+    # hooks at all ({root}: the project root), e.g. Codex: projects.{root}.trust_level = trusted.
+    project_trust: str = ""
+    project_trust_value: str = ""
+    # Keys under root that are settings, not events (Gemini: enabled, disabled, notifications).
+    root_fields: list[str] = []
+    # What the vendor does with an event name it does not know ("skipped": the entries never
+    # run); doctor names the vendor whose name it is. Needs the whole list (events + other).
+    unknown_events: Literal["", "skipped"] = ""
+    # Identical commands on one event run once (a differently spelled one runs again).
+    dedup_identical: bool = False
+    # Other vendors' config files this vendor also runs the hooks of: vendor id -> files (`~/...`
+    # = user home, else the project), read in that vendor's format.
+    also_runs: dict[str, list[str]] = {}
+    # The index of installed plugins (`~/...`), whose bundled MCP servers rename their tools
+    # (tools.plugin_mcp_format); and the settings key that enables each (`<key>: false` = off).
+    plugins_index: str = ""
+    plugins_enabled: Dotted = ""
+    # The environment variable that names the host a session runs in, and the hosts that run
+    # settings-file hooks only when their caller passes setting sources (Claude's Agent SDK).
+    host_env: str = ""
+    sdk_hosts: list[str] = []
 
     @property
     def bundled(self) -> bool:
@@ -141,6 +178,11 @@ class ConfigInfo(_Strict):
 
     @model_validator(mode="after")
     def _pairs(self) -> ConfigInfo:
+        if (self.trust_entry or self.trust_hash) and not (self.trust_entry and self.trust_hash
+                                                          and self.trust_table):
+            raise ValueError("trust_entry and trust_hash: together, with trust_table")
+        if bool(self.project_trust) != bool(self.project_trust_value):
+            raise ValueError("project_trust and project_trust_value: together")
         if bool(self.auth_key) != bool(self.auth_env):
             missing = "auth_env" if self.auth_key else "auth_key"
             raise ValueError(f"{missing}: required with "
@@ -300,6 +342,42 @@ class Fact(_Strict):
     doctor: FindingCode = ""
 
 
+Protocol = Literal["anthropic", "gemini", "openai_chat", "openai_responses"]
+
+
+class Drive(_Strict):
+    """How `hookshape verify` runs the vendor's CLI for one scripted turn against its mock model,
+    offline. Strings may hold {home} (the scratch user home), {mock} (the mock's URL), {key} (the
+    mock's API key), {model} and {prompt}. With `cannot` set, nothing else: why it cannot."""
+
+    cannot: str = Field("", description="why verify cannot drive this CLI (then nothing else is set)")
+    binary: str = Field("", description="the command's name on PATH")
+    package: str = Field("", description="the npm package whose versions are proven (hookshape/verify/proven.txt)")
+    protocol: Protocol | None = Field(None, description="the wire protocol the CLI speaks to the mock")
+    model: str = Field("", description="a model name the CLI accepts offline")
+    argv: list[str] = Field([], description="the arguments of one headless turn")
+    env: dict[str, str] = Field({}, description="the turn's environment beside HOME, PATH and the locale")
+    settings_file: str = Field("", description="the settings file (~/...) the settings go to")
+    settings: dict[str, Any] = Field({}, description=(
+        "keys the turn needs in settings_file (nested tables; only these are written, every other "
+        "key of the file stays)"))
+    silent: dict[Event, str] = Field({}, description=(
+        "events the CLI does not fire in such a turn, and why (verify says so instead of `not fired`)"))
+
+    @model_validator(mode="after")
+    def _either(self) -> Drive:
+        if self.cannot:
+            if self.binary or self.argv or self.env or self.settings or self.package:
+                raise ValueError("cannot: nothing else with it")
+            return self
+        for name in ("binary", "package", "protocol", "model", "argv"):
+            if not getattr(self, name):
+                raise ValueError(f"{name}: required (or `cannot`, saying why)")
+        if bool(self.settings) != bool(self.settings_file):
+            raise ValueError("settings and settings_file: together")
+        return self
+
+
 # what a plugin's manifest, marketplace, install lines and notes may say: [package] of the spec
 # (owner: the author, else the name; path: where a marketplace keeps the plugin)
 PLUGIN_FIELDS = ("name", "version", "description", "author", "author_email", "homepage",
@@ -398,6 +476,8 @@ class Profile(_Strict):
     plugin: Plugin | None = Field(None, description=(
         "how the vendor ships hooks in a plugin or extension (none: it has no such format)"))
     facts: Annotated[list[Fact], Field(min_length=1)]
+    drive: Drive = Field(Drive(cannot="no way to run it offline is known"), description=(
+        "how `hookshape verify` runs the CLI (or why it cannot)"))
 
     @model_validator(mode="after")
     def _plugin_hooks_shape(self) -> Profile:

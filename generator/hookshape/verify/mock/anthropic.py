@@ -23,6 +23,7 @@ topic or quota checks, if any slip through) gets plain text "ok".
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from .conversation import (
     CONTEXT,
@@ -54,7 +55,7 @@ def _user_text_item(text: str) -> Item:
     return Item(USER, text)
 
 
-def conversation(body: dict) -> list[Item]:
+def conversation(body: dict[str, Any]) -> list[Item]:
     items: list[Item] = []
     for msg in body.get("messages") or []:
         if not isinstance(msg, dict):
@@ -83,7 +84,7 @@ def conversation(body: dict) -> list[Item]:
     return items
 
 
-def tool_use(call: ToolCall, ctx: Context) -> tuple[str, dict]:
+def tool_use(call: ToolCall, ctx: Context) -> tuple[str, dict[str, Any]]:
     if call.kind == "write":
         return "Write", {"file_path": ctx.abspath(call.path), "content": call.content}
     if call.kind == "edit":
@@ -97,7 +98,7 @@ def tool_use(call: ToolCall, ctx: Context) -> tuple[str, dict]:
     return "Bash", {"command": call.command, "description": "run a command"}
 
 
-def _usage() -> dict:
+def _usage() -> dict[str, Any]:
     return {
         "input_tokens": 100,
         "output_tokens": 10,
@@ -106,7 +107,7 @@ def _usage() -> dict:
     }
 
 
-def _message(model: str, msg_id: str, blocks: list, stop_reason: str) -> dict:
+def _message(model: str, msg_id: str, blocks: list[Any], stop_reason: str | None) -> dict[str, Any]:
     return {
         "id": msg_id,
         "type": "message",
@@ -120,11 +121,11 @@ def _message(model: str, msg_id: str, blocks: list, stop_reason: str) -> dict:
 
 
 def _stream(
-    model: str, msg_id: str, block: dict, stop_reason: str, *, kind: str, reply: str, items: list
+    model: str, msg_id: str, block: dict[str, Any], stop_reason: str, *, kind: str, reply: str, items: list[Any]
 ) -> Response:
     start = _message(model, msg_id, [], None)
     start["usage"] = {**_usage(), "output_tokens": 1}
-    events = [("message_start", {"type": "message_start", "message": start})]
+    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
     if block["type"] == "text":
         events += [
             (
@@ -187,7 +188,8 @@ def _stream(
 
 
 def _answer(
-    body: dict, ctx: Context, block: dict, stop_reason: str, *, kind: str, reply: str, items: list
+    body: dict[str, Any], ctx: Context, block: dict[str, Any], stop_reason: str, *, kind: str, reply: str,
+    items: list[Any],
 ) -> Response:
     model = body.get("model") or ctx.model
     msg_id = f"msg_mock_{ctx.seq}"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 # Item kinds of a normalised conversation.
 USER = "user"  # a user message (prompt, continuation, stop-hook feedback)
@@ -124,6 +125,10 @@ class Script:
 
     tool_calls: Sequence[ToolCall] = ()
     final_texts: Sequence[str] = ("MOCK_DONE_1", "MOCK_DONE_2")
+    # With a limit: once the model has given this many final texts, a continuation is refused
+    # (ScriptError), so a stop hook that keeps the agent working cannot hold the turn forever on
+    # a CLI without a cap of its own.
+    text_limit: int = 0
 
     def __post_init__(self) -> None:
         if isinstance(self.tool_calls, ToolCall):
@@ -163,6 +168,9 @@ class Script:
         # a continuation; with nothing after it the CLI is re-asking the same
         # thing, so it gets the same answer again.
         if last_model < len(items) - 1:
+            if 0 < self.text_limit <= texts:
+                raise ScriptError(f"the agent was kept working after {texts} final answers: "
+                                  "the scripted turn ends here")
             return self._text(texts)
         return self._text(max(texts - 1, 0))
 
@@ -179,15 +187,15 @@ class Recorded:
 
     method: str
     path: str
-    headers: dict
+    headers: dict[str, Any]
     json: object | None
     raw: bytes = b""
     protocol: str = ""  # "openai_responses" | "gemini" | "anthropic" | ""
     kind: str = ""  # "model" for a scripted reply, else "side"
     reply: str = ""  # a short description of the answer
-    items: list = field(default_factory=list)  # normalised conversation (model requests)
+    items: list[Any] = field(default_factory=list)  # normalised conversation (model requests)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
             "path": self.path,
@@ -195,7 +203,7 @@ class Recorded:
             "json": self.json,
         }
 
-    def __getitem__(self, key: str):  # so tests may use rec["json"] as well as rec.json
+    def __getitem__(self, key: str) -> Any:  # so tests may use rec["json"] as well as rec.json
         return getattr(self, key)
 
     def contains(self, needle: str) -> bool:

@@ -1,4 +1,4 @@
-"""Fast checks of the live tier's own machinery (no vendor CLI needed).
+"""Fast checks of the machinery `hookshape verify` and the live tier share (no vendor CLI needed).
 
 The mock's scripted decisions, its four wire protocols over real HTTP, and
 the runner's config-file handling (its keys in, everybody else's kept).
@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from . import runner
-from .mock.conversation import (
+from hookshape.spec.profiles import load_profiles
+from hookshape.verify import runner
+from hookshape.verify.mock.conversation import (
     CONTEXT,
     TEXT,
     TOOL_CALL,
@@ -25,10 +26,11 @@ from .mock.conversation import (
     Call,
     Item,
     Script,
+    ScriptError,
     Text,
     ToolCall,
 )
-from .mock.server import MockServer
+from hookshape.verify.mock.server import MockServer
 
 WRITE = ToolCall.write("target.txt", "hello\n")
 
@@ -68,6 +70,16 @@ def test_tool_calls_run_in_order():
     assert script.decide(convo) == Call(edit, 1)
     convo += [Item(TOOL_CALL), Item(TOOL_RESULT)]
     assert script.decide(convo) == Text("done")
+
+
+def test_a_text_limit_refuses_a_continuation_past_it():
+    script = Script((), ("A",), text_limit=2)
+    convo = [Item(USER, "p"), Item(TEXT, "A"), Item(USER, "Stop hook feedback: more")]
+    assert script.decide(convo) == Text("A")  # one answer so far: the agent may go on
+    convo += [Item(TEXT, "A"), Item(USER, "Stop hook feedback: more")]
+    with pytest.raises(ScriptError, match="kept working after 2 final answers"):
+        script.decide(convo)
+    assert script.decide(convo[:-1]) == Text("A")  # a retry of the last answer is not a continuation
 
 
 def test_a_retried_request_gets_the_same_text_again():
@@ -301,9 +313,23 @@ def test_unknown_requests_get_harmless_answers():
 
 # -- runner: its own keys in the config files, everybody else's kept --------------
 
+PROFILES = load_profiles()
+DRIVEN = ("codex", "gemini", "claude", "copilot", "qwen", "kimi")
+MOCK_ID = "hookshape_mock"  # the provider id the profiles' settings name
+
+
+def cli(vendor: str, binary: Path = Path("/nonexistent"), *first: Path) -> runner.Cli:
+    return runner.Cli(PROFILES[vendor], binary, first)
+
+
+def settings(vendor: str, scratch: Path) -> Path:
+    path = runner.settings_path(PROFILES[vendor], scratch)
+    assert path is not None
+    return path
+
 
 def test_codex_config_keeps_hooks_and_foreign_keys(tmp_path):
-    path = runner.config_path("codex", tmp_path)
+    path = settings("codex", tmp_path)
     path.parent.mkdir(parents=True)
     path.write_text(
         'model = "o3"\napproval_policy = "never"\n\n[features]\nhooks = true\n\n'
@@ -311,11 +337,11 @@ def test_codex_config_keeps_hooks_and_foreign_keys(tmp_path):
         'type = "command"\ncommand = """sh -c \'\n[not a table]\necho hi\'"""\n\n'
         '[hooks.state."k"]\ntrusted_hash = "h"\n'
     )
-    runner.prepare_home("codex", tmp_path, "http://127.0.0.1:1")
-    runner.prepare_home("codex", tmp_path, "http://127.0.0.1:2")
+    runner.prepare_home(cli("codex"), tmp_path, "http://127.0.0.1:1")
+    runner.prepare_home(cli("codex"), tmp_path, "http://127.0.0.1:2")
     data = tomllib.loads(path.read_text())
-    assert data["model"] == "gpt-5.5" and data["model_provider"] == runner.MOCK_PROVIDER_ID
-    assert data["model_providers"][runner.MOCK_PROVIDER_ID]["base_url"] == "http://127.0.0.1:2/v1"
+    assert data["model"] == "gpt-5.5" and data["model_provider"] == MOCK_ID
+    assert data["model_providers"][MOCK_ID]["base_url"] == "http://127.0.0.1:2/v1"
     assert data["approval_policy"] == "never"
     assert data["features"] == {"hooks": True, "plugins": False}
     assert (
@@ -324,15 +350,15 @@ def test_codex_config_keeps_hooks_and_foreign_keys(tmp_path):
     assert data["hooks"]["state"] == {"k": {"trusted_hash": "h"}}
 
 
-@pytest.mark.parametrize("vendor", ["gemini", "claude", "copilot", "qwen"])
+@pytest.mark.parametrize("vendor", ["gemini", "qwen"])
 def test_json_settings_keep_hooks(vendor, tmp_path):
-    path = runner.config_path(vendor, tmp_path)
+    path = settings(vendor, tmp_path)
     hooks = {
         "PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]
     }
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"hooks": hooks, "security": {"folderTrust": {"enabled": True}}}))
-    runner.prepare_home(vendor, tmp_path, "http://127.0.0.1:1")
+    runner.prepare_home(cli(vendor), tmp_path, "http://127.0.0.1:1")
     data = json.loads(path.read_text())
     assert data["hooks"] == hooks
     assert data["security"]["folderTrust"] == {"enabled": True}
@@ -342,103 +368,94 @@ def test_json_settings_keep_hooks(vendor, tmp_path):
         assert data["$version"] == 4 and data["memory"]["enableManagedAutoMemory"] is False
 
 
-def test_missing_configs_are_created_valid(tmp_path):
-    for vendor in runner.VENDORS:
-        path = runner.prepare_home(vendor, tmp_path / vendor, "http://127.0.0.1:1")
-        assert path == runner.config_path(vendor, tmp_path / vendor) and path.exists()
+def test_missing_settings_are_created_valid_and_claude_and_copilot_need_none(tmp_path):
+    for vendor in DRIVEN:
+        path = runner.prepare_home(cli(vendor), tmp_path / vendor, "http://127.0.0.1:1")
+        if vendor in ("claude", "copilot"):  # everything they need comes from the environment
+            assert path is None
+            continue
+        assert path is not None and path.exists()
         if path.suffix == ".toml":  # codex, kimi
             tomllib.loads(path.read_text())
         else:
             assert isinstance(json.loads(path.read_text()), dict)
-    assert (
-        runner.config_path("claude", tmp_path)
-        == runner.home_dir(tmp_path) / ".claude" / "settings.json"
-    )
-    assert (
-        runner.config_path("gemini", tmp_path)
-        == runner.home_dir(tmp_path) / ".gemini" / "settings.json"
-    )
-    assert (
-        runner.config_path("codex", tmp_path)
-        == runner.home_dir(tmp_path) / ".codex" / "config.toml"
-    )
-    assert runner.config_path("qwen", tmp_path) == runner.home_dir(tmp_path) / ".qwen" / "settings.json"
+    home = runner.home_dir(tmp_path)
+    assert settings("gemini", tmp_path) == home / ".gemini" / "settings.json"
+    assert settings("codex", tmp_path) == home / ".codex" / "config.toml"
+    assert settings("qwen", tmp_path) == home / ".qwen" / "settings.json"
+    assert settings("kimi", tmp_path) == home / ".kimi-code" / "config.toml"
 
 
 def test_kimi_config_keeps_hook_tables(tmp_path):
-    path = runner.config_path("kimi", tmp_path)
+    path = settings("kimi", tmp_path)
     path.parent.mkdir(parents=True)
     path.write_text(
         '# >>> managed >>>\n[[hooks]]\nevent = "PreToolUse"\nmatcher = "^(Edit)$"\n'
         'command = "sh hook.sh"\ntimeout = 5\n# <<< managed <<<\n'
     )
-    runner.prepare_home("kimi", tmp_path, "http://127.0.0.1:1")
-    runner.prepare_home("kimi", tmp_path, "http://127.0.0.1:2")
+    runner.prepare_home(cli("kimi"), tmp_path, "http://127.0.0.1:1")
+    runner.prepare_home(cli("kimi"), tmp_path, "http://127.0.0.1:2")
     data = tomllib.loads(path.read_text())
     assert data["hooks"] == [
         {"event": "PreToolUse", "matcher": "^(Edit)$", "command": "sh hook.sh", "timeout": 5}
     ]
-    assert data["default_model"] == runner.MOCK_PROVIDER_ID
-    provider = data["providers"][runner.MOCK_PROVIDER_ID]
+    assert data["default_model"] == MOCK_ID
+    provider = data["providers"][MOCK_ID]
     assert provider["type"] == "openai" and provider["base_url"] == "http://127.0.0.1:2/v1"
-    assert data["models"][runner.MOCK_PROVIDER_ID]["max_context_size"] == 128000
-    env = runner.turn_env("kimi", tmp_path, "http://127.0.0.1:2", {"PATH": "/fake/bin"})
-    assert env["PATH"] == f"{runner.node22_bin()}{os.pathsep}/fake/bin"  # Node 22 stays first
+    assert data["models"][MOCK_ID]["max_context_size"] == 128000
+    node = Path("/opt/node22/bin")
+    env = runner.turn_env(cli("kimi", Path("/x/kimi"), node), tmp_path, "http://127.0.0.1:2", {"PATH": "/fake/bin"})
+    assert env["PATH"] == f"{node}{os.pathsep}/fake/bin"  # the CLI's own PATH dirs stay first
 
 
-def test_copilot_hooks_live_in_a_folder_of_their_own(tmp_path):
-    hooks = runner.home_dir(tmp_path) / ".copilot" / "hooks"
-    assert runner.hook_files("copilot", tmp_path) == []
-    hooks.mkdir(parents=True)
-    (hooks / "b.json").write_text("{}")
-    (hooks / "a.json").write_text("{}")
-    assert runner.hook_files("copilot", tmp_path) == [hooks / "a.json", hooks / "b.json"]
-    assert runner.hook_files("qwen", tmp_path) == [runner.config_path("qwen", tmp_path)]
+def test_hook_configs_in_the_scratch_home(tmp_path):
+    home = runner.home_dir(tmp_path)
+    assert runner.hook_config(PROFILES["copilot"], tmp_path, "acme") == home / ".copilot" / "hooks" / "acme.json"
+    assert runner.hook_config(PROFILES["claude"], tmp_path, "acme") == home / ".claude" / "settings.json"
 
 
 @pytest.mark.parametrize("vendor", ["copilot", "qwen"])
 def test_chat_completions_vendors_point_at_the_mock(vendor, tmp_path):
-    env = runner.turn_env(vendor, tmp_path, "http://127.0.0.1:9")
+    env = runner.turn_env(cli(vendor), tmp_path, "http://127.0.0.1:9")
     base = env["COPILOT_PROVIDER_BASE_URL" if vendor == "copilot" else "OPENAI_BASE_URL"]
     assert base == "http://127.0.0.1:9/v1"
+    model = PROFILES[vendor].drive.model
     if vendor == "copilot":
-        assert env["COPILOT_OFFLINE"] == "true" and env["COPILOT_MODEL"] == runner.MODELS["copilot"]
+        assert env["COPILOT_OFFLINE"] == "true" and env["COPILOT_MODEL"] == model
     else:
-        assert env["OPENAI_API_KEY"] == runner.MOCK_KEY and env["OPENAI_MODEL"] == runner.MODELS["qwen"]
-    argv = runner.command(vendor, "hi")
-    assert argv[0].endswith("/" + vendor) and argv[1:3] == ["-p", "hi"]
+        assert env["OPENAI_API_KEY"] == runner.MOCK_KEY and env["OPENAI_MODEL"] == model
+    argv = runner.command(cli(vendor, Path(f"/bin/{vendor}")), "hi")
+    assert argv[0] == f"/bin/{vendor}" and argv[1:3] == ["-p", "hi"]
 
 
 def test_turn_env_is_isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "real-key")
     monkeypatch.setenv("OPENAI_API_KEY", "real-key")
     env = runner.turn_env(
-        "claude", tmp_path, "http://127.0.0.1:9", {"EXTRA": "1", "DISABLE_TELEMETRY": None}
+        cli("claude"), tmp_path, "http://127.0.0.1:9", {"EXTRA": "1", "DISABLE_TELEMETRY": None}
     )
     assert env["HOME"] == str(runner.home_dir(tmp_path))
     assert env["ANTHROPIC_API_KEY"] == runner.MOCK_KEY and "OPENAI_API_KEY" not in env
     assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
     assert env["EXTRA"] == "1" and "DISABLE_TELEMETRY" not in env
-    assert Path(env["CLAUDE_CONFIG_DIR"]) == runner.claude_config_dir(tmp_path)
+    assert Path(env["CLAUDE_CONFIG_DIR"]) == runner.home_dir(tmp_path) / ".claude"
 
 
-def fake_cli(tmp_path: Path, monkeypatch, body: str) -> Path:
-    """A stand-in for Claude's CLI: a sh script under a scratch HOOKSHAPE_LIVE_CLIS prefix."""
-    prefix = tmp_path / "clis"
-    monkeypatch.setenv("HOOKSHAPE_LIVE_CLIS", str(prefix))
-    cli = runner.cli_path("claude")
-    cli.parent.mkdir(parents=True)
-    cli.write_text("#!/bin/sh\n" + body)
-    cli.chmod(0o755)
-    return prefix
+def fake_cli(tmp_path: Path, body: str) -> runner.Cli:
+    """A stand-in for Claude's CLI: a sh script."""
+    path = tmp_path / "clis" / "claude"
+    path.parent.mkdir(parents=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return cli("claude", path)
 
 
-def test_timeout_from_counts_from_the_marker(tmp_path, monkeypatch):
+def test_timeout_from_counts_from_the_marker(tmp_path):
     """The turn is given up `timeout` seconds after the marker appeared, not after the start."""
     marker = tmp_path / "started"
-    fake_cli(tmp_path, monkeypatch, f"sleep 1\n: >{marker}\necho before\nexec sleep 60\n")
+    fake = fake_cli(tmp_path, f"sleep 1\n: >{marker}\necho before\nexec sleep 60\n")
     with MockServer() as mock:
-        result = runner.run_turn("claude", "hi", scratch=tmp_path / "s", mock=mock, timeout=0.5,
+        result = runner.run_turn(fake, "hi", scratch=tmp_path / "s", mock=mock, timeout=0.5,
                                  timeout_from=marker, start_limit=30)
     assert result.timed_out and result.exit_code == runner.TIMEOUT_EXIT, result.describe()
     assert result.timeout_started is not None and result.timeout_started >= 1, result.describe()
@@ -446,20 +463,20 @@ def test_timeout_from_counts_from_the_marker(tmp_path, monkeypatch):
     assert "before" in result.stdout  # what the CLI wrote while the runner waited is kept
 
 
-def test_timeout_from_a_marker_that_never_comes(tmp_path, monkeypatch):
+def test_timeout_from_a_marker_that_never_comes(tmp_path):
     marker = tmp_path / "started"
-    fake_cli(tmp_path, monkeypatch, "exec sleep 60\n")
+    fake = fake_cli(tmp_path, "exec sleep 60\n")
     with MockServer() as mock:
-        result = runner.run_turn("claude", "hi", scratch=tmp_path / "s", mock=mock, timeout=0.1,
+        result = runner.run_turn(fake, "hi", scratch=tmp_path / "s", mock=mock, timeout=0.1,
                                  timeout_from=marker, start_limit=1)
     assert result.timed_out and result.timeout_started is None, result.describe()
     assert 1 <= result.duration < 5, result.describe()
 
 
-def test_timeout_from_a_turn_that_ends_first(tmp_path, monkeypatch):
-    fake_cli(tmp_path, monkeypatch, "echo done\n")
+def test_timeout_from_a_turn_that_ends_first(tmp_path):
+    fake = fake_cli(tmp_path, "echo done\n")
     with MockServer() as mock:
-        result = runner.run_turn("claude", "hi", scratch=tmp_path / "s", mock=mock, timeout=0.1,
+        result = runner.run_turn(fake, "hi", scratch=tmp_path / "s", mock=mock, timeout=0.1,
                                  timeout_from=tmp_path / "started", start_limit=30)
     assert not result.timed_out and result.exit_code == 0 and result.stdout == "done\n", result.describe()
     assert result.timeout_started is None

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from typing import Any
 
 from .conversation import (
     CONTEXT,
@@ -65,7 +66,7 @@ def matches(method: str, path: str) -> bool:
     )
 
 
-def conversation(body: dict) -> list[Item]:
+def conversation(body: dict[str, Any]) -> list[Item]:
     items: list[Item] = []
     for it in body.get("input") or []:
         if not isinstance(it, dict):
@@ -87,14 +88,14 @@ def conversation(body: dict) -> list[Item]:
                 items.append(Item(CONTEXT, text))
         elif typ in _CALL_TYPES:
             items.append(
-                Item(TOOL_CALL, it.get("input") or it.get("arguments") or "", it.get("name", typ))
+                Item(TOOL_CALL, str(it.get("input") or it.get("arguments") or ""), str(it.get("name", typ)))
             )
         elif typ in _OUTPUT_TYPES:
-            items.append(Item(TOOL_RESULT, text_of(it.get("output")), it.get("name", "")))
+            items.append(Item(TOOL_RESULT, text_of(it.get("output")), str(it.get("name", ""))))
     return items
 
 
-def _tools(body: dict) -> dict:
+def _tools(body: dict[str, Any]) -> dict[str, Any]:
     """name -> tool definition, for the tools the request offers."""
     out = {}
     for t in body.get("tools") or []:
@@ -117,7 +118,7 @@ def patch_text(call: ToolCall) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _tool_item(call: ToolCall, call_id: str, tools: dict) -> dict:
+def _tool_item(call: ToolCall, call_id: str, tools: dict[str, Any]) -> dict[str, Any]:
     if call.kind in ("write", "edit"):
         patch = patch_text(call)
         spec = tools.get("apply_patch")
@@ -144,6 +145,7 @@ def _tool_item(call: ToolCall, call_id: str, tools: dict) -> dict:
             "status": "completed",
         }
     command = call.command if call.kind == "shell" else f"cat {shlex.quote(call.path)}"
+    args: dict[str, Any]
     if "exec_command" in tools:
         name, args = "exec_command", {"cmd": command}
     elif "shell_command" in tools:
@@ -162,7 +164,7 @@ def _tool_item(call: ToolCall, call_id: str, tools: dict) -> dict:
     }
 
 
-def _usage() -> dict:
+def _usage() -> dict[str, Any]:
     return {
         "input_tokens": 100,
         "input_tokens_details": {"cached_tokens": 0},
@@ -173,7 +175,7 @@ def _usage() -> dict:
 
 
 def _stream(
-    resp_id: str, model: str, item: dict, reply: str, items: list, kind: str = "model"
+    resp_id: str, model: str, item: dict[str, Any], reply: str, items: list[Any], kind: str = "model"
 ) -> Response:
     added = dict(item)
     if item.get("type") == "message":
@@ -234,7 +236,7 @@ def _stream(
     return sse_response(events, reply=reply, items=items, kind=kind)
 
 
-def _message(text: str, seq: int) -> dict:
+def _message(text: str, seq: int) -> dict[str, Any]:
     return {
         "type": "message",
         "id": f"msg_mock_{seq}",

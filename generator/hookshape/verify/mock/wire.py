@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .conversation import Script
 
@@ -13,8 +14,8 @@ from .conversation import Script
 class Request:
     method: str
     path: str  # without the query string
-    query: dict  # first value of each query parameter
-    headers: dict  # lower-cased names
+    query: dict[str, Any]  # first value of each query parameter
+    headers: dict[str, Any]  # lower-cased names
     json: object | None
 
 
@@ -25,7 +26,7 @@ class Response:
     body: bytes = b""
     kind: str = "side"  # "model" when the script answered
     reply: str = ""  # short description, for the request log
-    items: list = field(default_factory=list)
+    items: list[Any] = field(default_factory=list)
 
 
 @dataclass
@@ -48,7 +49,7 @@ def json_response(obj: object, status: int = 200, *, reply: str = "") -> Respons
     return Response(status, "application/json", json.dumps(obj).encode(), reply=reply)
 
 
-def sse(events: list, *, named: bool = True) -> bytes:
+def sse(events: list[Any], *, named: bool = True) -> bytes:
     """Encode (event_name, data) pairs as a text/event-stream body."""
     out = []
     for name, data in events:
@@ -61,12 +62,12 @@ def sse(events: list, *, named: bool = True) -> bytes:
 
 
 def sse_response(
-    events: list,
+    events: list[Any],
     *,
     named: bool = True,
     kind: str = "model",
     reply: str = "",
-    items: list | None = None,
+    items: list[Any] | None = None,
 ) -> Response:
     return Response(
         200,

@@ -20,6 +20,8 @@ detection or the model router) gets an object filled from that schema
 
 from __future__ import annotations
 
+from typing import Any
+
 from .conversation import (
     CONTEXT,
     TEXT,
@@ -61,7 +63,7 @@ def _model_of(path: str, fallback: str) -> str:
     return last.split(":", 1)[0] if ":" in last else fallback
 
 
-def conversation(body: dict) -> list[Item]:
+def conversation(body: dict[str, Any]) -> list[Item]:
     items: list[Item] = []
     for content in body.get("contents") or []:
         if not isinstance(content, dict):
@@ -88,7 +90,7 @@ def conversation(body: dict) -> list[Item]:
     return items
 
 
-def _declarations(body: dict) -> dict:
+def _declarations(body: dict[str, Any]) -> dict[str, Any]:
     out = {}
     for tool in body.get("tools") or []:
         if isinstance(tool, dict):
@@ -98,7 +100,7 @@ def _declarations(body: dict) -> dict:
     return out
 
 
-def _param(decls: dict, tool: str, *candidates: str) -> str:
+def _param(decls: dict[str, Any], tool: str, *candidates: str) -> str:
     """The first candidate parameter name the declared tool accepts."""
     decl = decls.get(tool) or {}
     schema = decl.get("parametersJsonSchema") or decl.get("parameters") or {}
@@ -109,7 +111,7 @@ def _param(decls: dict, tool: str, *candidates: str) -> str:
     return candidates[0]
 
 
-def function_call(call: ToolCall, ctx: Context, decls: dict) -> dict:
+def function_call(call: ToolCall, ctx: Context, decls: dict[str, Any]) -> dict[str, Any]:
     if call.kind == "write":
         return {
             "name": "write_file",
@@ -179,7 +181,7 @@ def fill_schema(schema: object, name: str = "") -> object:
     return "mock".ljust(int(schema.get("minLength") or 0), "k")
 
 
-def _candidate(part: dict) -> dict:
+def _candidate(part: dict[str, Any]) -> dict[str, Any]:
     return {
         "candidates": [
             {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
@@ -192,7 +194,7 @@ def _candidate(part: dict) -> dict:
     }
 
 
-def _answer(action: str, model: str, part: dict, *, kind: str, reply: str, items: list) -> Response:
+def _answer(action: str, model: str, part: dict[str, Any], *, kind: str, reply: str, items: list[Any]) -> Response:
     chunk = {**_candidate(part), "modelVersion": model}
     if action == "streamGenerateContent":
         return sse_response([(None, chunk)], named=False, kind=kind, reply=reply, items=items)
@@ -254,7 +256,7 @@ def handle(req: Request, ctx: Context) -> Response:
             raise ScriptError(
                 f"the request offers no {fc['name']} tool (offered: {', '.join(sorted(decls))})"
             )
-        part = {"functionCall": fc}
+        part: dict[str, Any] = {"functionCall": fc}
     else:
         assert isinstance(reply, Text)
         part = {"text": reply.text}

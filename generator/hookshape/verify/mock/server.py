@@ -1,4 +1,4 @@
-"""A scripted model server for the live test tier (stdlib only).
+"""A scripted model server for `hookshape verify` and the live test tier (stdlib only).
 
     with MockServer(Script.writing("target.txt", "hello")) as mock:
         ... point a CLI at mock.url, run one turn ...
@@ -21,6 +21,7 @@ import threading
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from . import anthropic, gemini, openai_chat, openai_responses
@@ -91,7 +92,7 @@ class MockServer:
     def __enter__(self) -> MockServer:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     # -- facts ---------------------------------------------------------
@@ -135,7 +136,7 @@ class MockServer:
             )
 
     # -- dispatch (called from handler threads) -------------------------
-    def _dispatch(self, method: str, raw_path: str, headers: dict, raw: bytes) -> Response:
+    def _dispatch(self, method: str, raw_path: str, headers: dict[str, Any], raw: bytes) -> Response:
         parts = urlsplit(raw_path)
         query = dict(parse_qsl(parts.query, keep_blank_values=True))
         body: object | None = None
@@ -198,13 +199,13 @@ def _decode_body(raw: bytes, encoding: str) -> bytes:
     return raw  # identity, or something stdlib cannot decode (kept raw)
 
 
-def _make_handler(mock: MockServer):
+def _make_handler(mock: MockServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "hookshape-mock/1"
         timeout = 30  # idle keep-alive connections give up eventually
 
-        def log_message(self, format: str, *args) -> None:  # quiet
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
 
         def _read_body(self) -> bytes:

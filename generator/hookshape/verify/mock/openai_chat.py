@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from .conversation import (
     CONTEXT,
@@ -106,7 +107,7 @@ def _parts(content: object) -> list[str]:
     return [text_of(content)]
 
 
-def conversation(body: dict) -> list[Item]:
+def conversation(body: dict[str, Any]) -> list[Item]:
     items: list[Item] = []
     for msg in body.get("messages") or []:
         if not isinstance(msg, dict):
@@ -130,19 +131,19 @@ def conversation(body: dict) -> list[Item]:
     return items
 
 
-def _tools(body: dict) -> dict:
+def _tools(body: dict[str, Any]) -> dict[str, Any]:
     """name -> JSON schema of the parameters, for the function tools the request offers."""
-    out = {}
+    out: dict[str, Any] = {}
     for tool in body.get("tools") or []:
         if not isinstance(tool, dict):
             continue
-        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        fn: dict[str, Any] = tool["function"] if isinstance(tool.get("function"), dict) else tool
         if fn.get("name"):
             out[fn["name"]] = fn.get("parameters") or {}
     return out
 
 
-def _pick(props: dict, candidates: tuple[str, ...]) -> str:
+def _pick(props: dict[str, Any], candidates: tuple[str, ...]) -> str:
     for name in candidates:
         if name in props:
             return name
@@ -164,7 +165,7 @@ def _neutral(schema: object) -> object:
     return "mock"
 
 
-def tool_call(call: ToolCall, ctx: Context, tools: dict) -> tuple[str, dict]:
+def tool_call(call: ToolCall, ctx: Context, tools: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """(tool name, arguments) of a scripted call, shaped after the offered tool."""
     name = next((n for n in TOOL_NAMES[call.kind] if n in tools), None)
     if name is None:
@@ -172,7 +173,7 @@ def tool_call(call: ToolCall, ctx: Context, tools: dict) -> tuple[str, dict]:
         raise ScriptError(f"the request offers no {call.kind} tool (offered: {offered})")
     schema = tools[name] if isinstance(tools[name], dict) else {}
     props = schema.get("properties") or {}
-    args: dict = {}
+    args: dict[str, Any] = {}
     if call.kind == "shell":
         args[_pick(props, _COMMAND)] = call.command
         if "description" in props:
@@ -190,11 +191,11 @@ def tool_call(call: ToolCall, ctx: Context, tools: dict) -> tuple[str, dict]:
     return name, args
 
 
-def _usage() -> dict:
+def _usage() -> dict[str, Any]:
     return {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
 
 
-def _chunk(cid: str, model: str, delta: dict, finish: str | None) -> dict:
+def _chunk(cid: str, model: str, delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
     return {
         "id": cid,
         "object": "chat.completion.chunk",
@@ -205,7 +206,7 @@ def _chunk(cid: str, model: str, delta: dict, finish: str | None) -> dict:
 
 
 def _answer(
-    body: dict, ctx: Context, message: dict, finish: str, *, kind: str, reply: str, items: list
+    body: dict[str, Any], ctx: Context, message: dict[str, Any], finish: str, *, kind: str, reply: str, items: list[Any]
 ) -> Response:
     model = body.get("model") or ctx.model
     cid = f"chatcmpl-mock-{ctx.seq}"
@@ -240,8 +241,8 @@ def handle(req: Request, ctx: Context) -> Response:
     body = req.json if isinstance(req.json, dict) else {}
     items = conversation(body)
     if not body.get("tools"):
-        msg = {"role": "assistant", "content": "ok"}
-        return _answer(body, ctx, msg, "stop", kind="side", reply="side text 'ok'", items=items)
+        side = {"role": "assistant", "content": "ok"}
+        return _answer(body, ctx, side, "stop", kind="side", reply="side text 'ok'", items=items)
     reply = ctx.script.decide(items)
     if isinstance(reply, Call):
         name, args = tool_call(reply.call, ctx, _tools(body))
@@ -250,8 +251,8 @@ def handle(req: Request, ctx: Context) -> Response:
             "type": "function",
             "function": {"name": name, "arguments": json.dumps(args)},
         }
-        msg = {"role": "assistant", "content": None, "tool_calls": [call]}
+        msg: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
         return _answer(body, ctx, msg, "tool_calls", kind="model", reply=describe(reply), items=items)
     assert isinstance(reply, Text)
-    msg = {"role": "assistant", "content": reply.text}
-    return _answer(body, ctx, msg, "stop", kind="model", reply=describe(reply), items=items)
+    text = {"role": "assistant", "content": reply.text}
+    return _answer(body, ctx, text, "stop", kind="model", reply=describe(reply), items=items)

@@ -1,4 +1,5 @@
-"""Scripted model server for the live test tier: see server.py."""
+"""The scripted model server the vendor CLIs run against offline (`hookshape verify`, the live
+tier): see server.py."""
 
 from .conversation import Item, Script, ToolCall
 from .server import MockServer
