@@ -164,7 +164,7 @@ BAD_SPECS = [
         r"tentacles\[3\]\.registered", "bool"),
     Bad("wrong-type-list-for-table", set_key("vendors.claude", [1, 2]), r"vendors\.claude",
         "valid"),
-    # the bounds of the edit gate (README, "Bounds of the edit gate")
+    # the bounds of the edit gate (docs/default-harness.md, "Bounds of the edit gate")
     Bad("suffix-max-too-short-for-a-hash", set_key("matrix.suffix_max", 16), r"matrix\.suffix_max", "24"),
     Bad("path-max-too-small", set_key("matrix.path_max", 10), r"matrix\.path_max", "256"),
     Bad("targets-max-zero", set_key("matrix.targets_max", 0), r"matrix\.targets_max", "1"),

@@ -77,7 +77,7 @@ def test_minimal_spec_with_tentacles_renders_scripts_named_from_the_harness(tmp_
 
 
 def test_derived_names(tmp_path: Path) -> None:
-    """The names README's defaults table documents, for name acme-guard and prefix acme."""
+    """The names the defaults table of docs/reference.md documents, for name acme-guard and prefix acme."""
     spec = spec_of(tmp_path, MINIMAL)
     h, m, g, halt = spec.harness, spec.matrix, spec.gate, spec.halt
     assert (h.home_env, h.home_default, h.tentacle_dir, h.state_dir) == \

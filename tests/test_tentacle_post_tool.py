@@ -362,7 +362,7 @@ def test_iso_helper() -> None:
 @VEND
 @pytest.mark.parametrize("target", ["/repo/src/auth.ts", "/repo/src/Button.tsx", "/repo/a-b.py", "/repo/a_b.py"])
 def test_trail_key_is_the_lock_key(pd: Pd, vendor: str, target: str) -> None:
-    """The trail names a path by the same suffix as its lock (README, "Lock keys")."""
+    """The trail names a path by the same suffix as its lock (docs/default-harness.md, "Lock keys")."""
     assert_silent(trace(pd, vendor, p_edit(vendor, target, pd.proj, post=True)))
     (line,) = lines(pd)
     check(line, target, TOOL[vendor])

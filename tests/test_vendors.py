@@ -115,14 +115,16 @@ def test_help_lists_init_and_vendors(tmp_path: Path) -> None:
     assert "init" in names and "vendors" in names
 
 
-def test_readme_contract_table_is_the_profiles() -> None:
-    """The README's per-vendor contract table is `hookshape vendors --contract`, word for word."""
-    from hookshape.commands.vendors import to_contract
+def test_docs_vendors_page_is_the_profiles() -> None:
+    """docs/vendors.md is `hookshape vendors --doc`, word for word (`make docs` writes it), and
+    `--contract` is its first table."""
+    from hookshape.plan.contract import to_contract, to_doc
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    block = readme.split("<!-- contract:begin -->\n", 1)[1].split("<!-- contract:end -->", 1)[0]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "vendors.md").read_text(encoding="utf-8")
     profiles = load_profiles()
-    assert block == to_contract([profiles[v] for v in sorted(profiles)])
+    shipped = [profiles[v] for v in sorted(profiles)]
+    assert page == to_doc(shipped), "docs/vendors.md is stale: run make docs"
+    assert to_contract(shipped) in page
 
 
 MINIMAL = ROOT / "examples" / "minimal.toml"

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from tests import clikit
-from tests.tentaclekit import suffix  # the one copy of the lock key rule (README, "Lock keys")
+from tests.tentaclekit import suffix  # the one copy of the lock key rule (docs/default-harness.md, "Lock keys")
 
 from hookshape.spec.load import load
 from hookshape.spec.model import Spec

@@ -14,13 +14,12 @@ from typing import Any
 import click
 
 from hookshape.commands.options import profiles_option, spec_option
-from hookshape.plan import outputs
 from hookshape.plan.capabilities import Cell, cell, group_cell
+from hookshape.plan.contract import to_contract, to_doc
 from hookshape.spec.hooks import Group
 from hookshape.spec.load import SPEC_NAME, Loaded, SpecChoice
 from hookshape.spec.profiles import Profile
 from hookshape.spec.tentacles import Tentacle
-from hookshape.spec.types import EVENTS
 
 
 @dataclass(frozen=True)
@@ -87,35 +86,21 @@ def to_table(loaded: Loaded, vendors: list[Vendor]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|") if text else "-"
-
-
-def to_contract(profiles: list[Profile]) -> str:
-    """The user-hook contract per vendor, as markdown: the vendor's name of each event, and what
-    a hook's exit 2 (pre_tool, stop) and exit 0 with stdout (prompt) become in its dialect."""
-    head = ["vendor", *EVENTS, "exit 2 on pre_tool", "exit 2 on stop", "stdout on prompt"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for p in profiles:
-        said = [outputs.describe(p, "deny", "pre_tool"), outputs.describe(p, "stop", "stop"),
-                outputs.describe(p, "context", "prompt")]
-        row = [p.vendor.display, *(f"`{p.events.of(e)}`" if p.events.of(e) else "-" for e in EVENTS),
-               *(f"`{s.removesuffix(' on stdout')}`" if s.endswith(" on stdout") else s for s in said)]
-        lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
-    return "\n".join(lines) + "\n"
-
-
 @click.command("vendors")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--contract", is_flag=True,
               help="The user-hook contract per vendor (event names, exit 2, stdout) as markdown.")
+@click.option("--doc", is_flag=True,
+              help="The whole vendors page (docs/vendors.md) as markdown: the contract, the answers, "
+                   "the view, where hooks live, every fact with its source.")
 @spec_option
 @profiles_option
-def command(as_json: bool, contract: bool, spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
+def command(as_json: bool, contract: bool, doc: bool, spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
     """List the vendors: confidence, config files, and what each can enforce per event."""
     loaded = choose(spec).load(profile_dirs)
-    if contract:
-        click.echo(to_contract([loaded.profiles[v] for v in sorted(loaded.profiles)]), nl=False)
+    profiles = [loaded.profiles[v] for v in sorted(loaded.profiles)]
+    if contract or doc:
+        click.echo(to_doc(profiles) if doc else to_contract(profiles), nl=False)
         return
     vendors = [describe(loaded, loaded.profiles[v]) for v in sorted(loaded.profiles)]
     click.echo(to_json(loaded, vendors) if as_json else to_table(loaded, vendors), nl=False)

@@ -60,7 +60,7 @@ def _usable(key: str, value: object) -> bool:
 def _section(about: str) -> Any:
     """A section that may be left out whole (its default is {}: every key defaults); Spec's
     before-validator fills it before the model sees it."""
-    return Field({}, description=f"{about}; every key defaults (README: Defaults)")
+    return Field({}, description=f"{about}; every key defaults (docs/reference.md: Defaults)")
 
 
 class Spec(Strict):
