@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.gatekit import Rig
 from tests.scratch import short_root
-from tests.shells import MATRIX, InTurn, Shell
+from tests.shells import CORE, MATRIX, InTurn, Shell
 from tests.tentaclekit import (
     DASH,
     FIXTURES,
@@ -25,6 +26,7 @@ from tests.tentaclekit import (
     p_shell,
     p_tool,
     patch_body,
+    seed_suffix,
     suffix,
     tool_block,
     warn_msg,
@@ -411,14 +413,19 @@ def test_long_path_key_is_hashed_within_suffix_max(pd: Pd, vendor: str) -> None:
     pd.add_matrix(f'PD_LOCK_{key}="bob"')
     r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
     assert r.json == tool_block(vendor, block_msg(target, "bob"))
+    # the seed writer's key of the same path: cut at suffix_max, it blocks too
+    pd.matrix.write_text(f'PD_LOCK_{seed_suffix(str(target))}="bob"\n')
+    r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
+    assert r.json == tool_block(vendor, block_msg(target, "bob"))
 
 
 @VEND
 def test_long_siblings_do_not_share_a_lock(pd: Pd, vendor: str) -> None:
-    """Keys cut at suffix_max made every file of a deep directory share one lock."""
+    """Keys cut at suffix_max made every file of a deep directory share one lock: a lock under
+    the hashed key holds one file."""
     base = pd.proj / "packages" / "web-app" / "src" / "features" / "dashboard" / "components"
     locked, other = base / "Button.tsx", base / "Other.tsx"
-    pd.lock(locked, "bob")
+    pd.lock(locked, "bob", form="hashed")
     assert suffix(str(locked)) != suffix(str(other))
     assert_silent(gate(pd, vendor, p_edit(vendor, str(other), pd.proj)))
     r = gate(pd, vendor, p_edit(vendor, str(locked), pd.proj))
@@ -428,16 +435,15 @@ def test_long_siblings_do_not_share_a_lock(pd: Pd, vendor: str) -> None:
 @VEND
 @pytest.mark.parametrize(("locked", "edited"), [
     ("src/a-b.py", "src/a_b.py"),
-    ("src/a.py", "src/A.py"),
-    ("src/a.py", "src.a.py"),
     ("src/a/py", "src/a.py"),
-    ("src/a.py", "src/a..py"),
-    ("src/a.py", "src/a" + "." * 600 + "py"),
     ("src/a.b.c", "src/a/b.c"),
     ("src/.env", "src/env"),
+    ("src/Button.tsx", "src/button.tsx"),
 ])
 def test_collapsing_paths_do_not_share_a_lock(pd: Pd, vendor: str, locked: str, edited: str) -> None:
-    pd.lock(pd.proj / locked, "bob")
+    """Under the hashed key; under the seed writer's key they collide, and that only blocks
+    (test_seed_key_collisions_only_block)."""
+    pd.lock(pd.proj / locked, "bob", form="hashed")
     assert suffix(str(pd.proj / locked)) != suffix(str(pd.proj / edited))
     assert_silent(gate(pd, vendor, p_edit(vendor, edited, pd.proj)))
     r = gate(pd, vendor, p_edit(vendor, locked, pd.proj))
@@ -449,7 +455,7 @@ def test_collapsing_paths_do_not_share_a_lock(pd: Pd, vendor: str, locked: str, 
 def test_awk_and_python_agree_on_hashed_keys(pd: Pd, vendor: str, name: str) -> None:
     """The tentacle's key of a non-plain path is the one tests/tentaclekit.suffix() computes."""
     target = pd.proj / "src" / name
-    pd.lock(target, "bob")
+    pd.lock(target, "bob", form="hashed")
     r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
     assert r.json == tool_block(vendor, block_msg(target, "bob"))
 
@@ -678,3 +684,84 @@ def test_adversarial_sizes_every_shell(squid: Path, shell: Shell) -> None:
         assert reason.startswith(block_msg(pd.proj / names[0], "bob")) and len(reason) <= MAX["reason_max"]
         r = gate(pd, "codex", payload, PD_SUGGESTIBILITY="warn")
         assert r.out == b"" and r.stderr.startswith(warn_msg(pd.proj / names[0], "bob"))
+
+
+# -- locks written by the seed harness --------------------------------------------------------
+# The seed harness's daemon writes PD_LOCK_<SUFFIX> by its own rule (CONTRACTS.md Part 2): each
+# run of non-alphanumerics one "_", trimmed, upper-cased, cut at suffix_max. Pd.lock writes that
+# form (tests/tentaclekit.seed_suffix); a lock under it blocks whatever the path holds.
+
+SEED_PATHS = ["src/auth-service.ts", "src/Button.tsx", "src/my_module.py", ".env", "Makefile", "src/.eslintrc.json",
+              "docs/READ ME.md", "src/été.md", "a/b--c/d.e.f", "x" * 90 + "/deep/file.ts", "src/a.test.ts"]
+
+
+@VEND
+@pytest.mark.parametrize("rel", SEED_PATHS)
+def test_a_lock_in_the_seed_form_blocks(pd: Pd, vendor: str, rel: str) -> None:
+    target = pd.proj / rel
+    pd.lock(target, "bob")  # the seed writer's key
+    r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
+    assert r.json == tool_block(vendor, block_msg(target, "bob"))
+
+
+@VEND
+@pytest.mark.parametrize("form", ["seed", "hashed"])
+def test_either_form_blocks_and_own_locks_allow(pd: Pd, vendor: str, form: str) -> None:
+    target = pd.proj / "src" / "auth-service.ts"
+    pd.lock(target, "alice", form="hashed" if form == "seed" else "seed")  # own lock in the other form
+    assert_silent(gate(pd, vendor, p_edit(vendor, str(target), pd.proj)))
+    pd.lock(target, "bob", form=form)
+    r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
+    assert r.json == tool_block(vendor, block_msg(target, "bob"))
+
+
+@VEND
+@pytest.mark.parametrize(("locked", "edited"), [("src/a-b.py", "src/a_b.py"), ("src/a.py", "src/A.py"),
+                                                ("src/a/py", "src/a.py"), ("src/a.py", "src.a.py"),
+                                                ("src/a.py", "src/a..py"), ("src/a.py", "src/a" + "." * 600 + "py")])
+def test_seed_key_collisions_only_block(pd: Pd, vendor: str, locked: str, edited: str) -> None:
+    """Two paths that share the seed writer's key: a lock on one blocks the other (never an
+    unlock: the key of a locked path is the same on every call)."""
+    assert seed_suffix(str(pd.proj / locked)) == seed_suffix(str(pd.proj / edited))
+    pd.lock(pd.proj / locked, "bob")
+    r = gate(pd, vendor, p_edit(vendor, edited, pd.proj))
+    assert r.json == tool_block(vendor, block_msg(pd.proj / edited, "bob"))
+
+
+def test_seed_rule_matches_the_contract() -> None:
+    assert seed_suffix("/repo/src/auth.ts") == "REPO_SRC_AUTH_TS" == suffix("/repo/src/auth.ts")
+    assert seed_suffix("/home/dev/my-app/src/Button.tsx") == "HOME_DEV_MY_APP_SRC_BUTTON_TSX"
+    assert seed_suffix("/a//b--c/ü.x_") == "A_B_C_X"
+    assert len(seed_suffix("/" + "x" * 200)) == MAX["suffix_max"]
+
+
+@pytest.mark.parametrize("sh", CORE, ids=[s.name for s in CORE])
+def test_seed_locks_through_the_gate(sh: Shell) -> None:
+    with short_root() as root:
+        seed_locks_through_the_gate(Rig(root), sh)
+
+
+def seed_locks_through_the_gate(rig: Rig, sh: Shell) -> None:
+    for i, rel in enumerate(SEED_PATHS if sh.name == "dash" else SEED_PATHS[:3]):
+        vendor = VENDORS[i % len(VENDORS)]
+        target = rig.project / rel
+        rig.write("matrix.env", f'PD_LOCK_{seed_suffix(str(target))}="bob"\n')
+        res = rig.run("pre_tool", json.dumps(p_edit(vendor, str(target), rig.project)), vendor=vendor, **ME)
+        assert json.loads(res.out) == tool_block(vendor, block_msg(target, "bob")), rel
+
+
+# -- the matrix reader decodes only the lines it needs ------------------------------------------
+
+
+@VEND
+def test_a_matrix_full_of_escaped_trails_still_locks(pd: Pd, vendor: str) -> None:
+    """Trails (pheromones) and alerts are never decoded by the edit gate: thousands of lines full
+    of escapes before the lock cost one read, and the lock still blocks."""
+    target = pd.proj / "src" / "a.ts"
+    pd.add_matrix(*[f'PD_PHEROMONE_X_{i}="{chr(92)}"{chr(92) * 40}" | note | actor:bob"' for i in range(2000)])
+    pd.add_matrix(f'PD_ALERT_1="{chr(92)}"{chr(92)}"x"', f'export PD_LOCK_{seed_suffix(str(target))}="bob"',
+                  f'  PD_LOCK_{suffix(str(pd.proj / "b.ts"))}="carol"')
+    r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
+    assert r.json == tool_block(vendor, block_msg(target, "bob"))
+    r = gate(pd, vendor, p_edit(vendor, str(pd.proj / "b.ts"), pd.proj))
+    assert r.json == tool_block(vendor, block_msg(pd.proj / "b.ts", "carol"))

@@ -16,7 +16,7 @@ from typing import Any
 
 from tests.conformance.kit import CONTRACT, EVENTS, MSG, PROFILES, SPEC
 from tests.jsonref import ABSENT, lookup, py_cap
-from tests.tentaclekit import CODEX_BLANKS, suffix
+from tests.tentaclekit import CODEX_BLANKS, lock_keys, seed_suffix, suffix
 
 from hookshape.plan import outputs
 
@@ -198,7 +198,18 @@ def one_line(text: str) -> str:
 
 
 def lock_matrix(paths: list[str], holder: str, extra: str = "") -> str:
-    return extra + "".join(f'{LOCK}{suffix(p)}="{holder}"\n' for p in paths)
+    """Lock lines as the seed harness's writer puts them (its keys: seed_suffix)."""
+    return extra + "".join(f'{LOCK}{seed_suffix(p)}="{holder}"\n' for p in paths)
+
+
+def holder_of(t: str, locks: dict[str, str]) -> str:
+    """The holder of another actor's lock on target t, else "": a lock under either key of the
+    path blocks (the seed writer's key first, then the hashed one; README, "Lock keys")."""
+    for key in lock_keys(t):
+        holder = locks.get(key, "")
+        if holder and holder != ACTOR:
+            return holder
+    return ""
 
 
 def _bytes(s: str) -> bytes:
@@ -265,8 +276,8 @@ def pre_tool(vendor: str, doc: Any, locks: dict[str, str], dial: str = "enforce"
         return Expect(out=block_answer(vendor, MSG["protect_block"].format(path=echo(hit))), verdict="block")
     hits = []
     for t in ts:
-        holder = locks.get(suffix(t), "")
-        if holder and holder != ACTOR:
+        holder = holder_of(t, locks)
+        if holder:
             hits.append((t, holder))
     if hits:
         reason, warn = _capped(MSG["block"], hits), _capped(MSG["warn"], hits)
