@@ -9,12 +9,14 @@ from typing import Any
 import pytest
 from tests.gatekit import Rig
 from tests.scratch import short_root
+from tests.shapes import LOCK_READS, LOCK_SHAPES
 from tests.shells import CORE, MATRIX, InTurn, Shell
 from tests.tentaclekit import (
     DASH,
     FIXTURES,
     MSG,
     ON_CORE,
+    PROFILES,
     SPEC,
     VENDORS,
     Pd,
@@ -186,10 +188,11 @@ def test_relative_path_without_cwd_is_no_target(pd: Pd, vendor: str) -> None:
 
 
 @VEND
-def test_shell_tool_has_no_targets(pd: Pd, vendor: str) -> None:
-    target = pd.proj / "a.ts"
+def test_shell_reads_of_a_locked_file_are_free(pd: Pd, vendor: str) -> None:
+    target = pd.proj / "src" / "auth.ts"
     pd.lock(target, "bob")
-    assert_silent(gate(pd, vendor, p_shell(vendor, f"echo hi > {target}", pd.proj)))
+    for command in LOCK_READS:
+        assert_silent(gate(pd, vendor, p_shell(vendor, command, pd.proj)))
 
 
 @pytest.mark.parametrize(("vendor", "tool", "field"), [
@@ -748,6 +751,106 @@ def seed_locks_through_the_gate(rig: Rig, sh: Shell) -> None:
         rig.write("matrix.env", f'PD_LOCK_{seed_suffix(str(target))}="bob"\n')
         res = rig.run("pre_tool", json.dumps(p_edit(vendor, str(target), rig.project)), vendor=vendor, **ME)
         assert json.loads(res.out) == tool_block(vendor, block_msg(target, "bob")), rel
+
+
+# -- locks see the shell ----------------------------------------------------------------------
+# With another actor's lock on src/auth.ts and the dial at enforce, shell commands that write it
+# are blocked like an edit tool (warned under warn, free under advisory); reads stay free.
+
+LOCK_CLASSES = sorted({cls for cls, _c in LOCK_SHAPES})
+
+
+def locked_auth(pd: Pd) -> Path:
+    target = pd.proj / "src" / "auth.ts"
+    target.parent.mkdir(exist_ok=True)
+    pd.lock(target, "bob")
+    return target
+
+
+@pytest.mark.parametrize("cls", LOCK_CLASSES)
+def test_shell_writes_of_a_locked_file(pd: Pd, cls: str) -> None:
+    target = locked_auth(pd)
+    passed = []
+    for i, command in enumerate(c for k, c in LOCK_SHAPES if k == cls):
+        vendor = VENDORS[i % len(VENDORS)]
+        r = gate(pd, vendor, p_shell(vendor, command, pd.proj))
+        if r.json != tool_block(vendor, block_msg(target, "bob")):
+            passed.append(command)
+    assert not passed, f"{cls}: {passed!r}"
+
+
+@VEND
+def test_shell_writes_follow_the_dial(pd: Pd, vendor: str) -> None:
+    target = locked_auth(pd)
+    payload = p_shell(vendor, "sed -i s/a/b/ src/auth.ts", pd.proj)
+    assert_warn(vendor, gate(pd, vendor, payload, PD_SUGGESTIBILITY="warn"), warn_msg(target, "bob"))
+    assert_silent(gate(pd, vendor, payload, PD_SUGGESTIBILITY="advisory"))
+    pd.matrix.write_text(f'PD_LOCK_{seed_suffix(str(target))}="alice"\n')
+    assert_silent(gate(pd, vendor, payload))
+
+
+@VEND
+@pytest.mark.parametrize("command", ["rm src/*.ts", "rm \"$F\"", "python3 -c 'open(\"src/auth.ts\",\"w\")'",
+                                     "git checkout -- src/auth.ts", "echo ok > src/other.ts"])
+def test_what_the_shell_reader_leaves_to_the_lock(pd: Pd, vendor: str, command: str) -> None:
+    """A glob, a variable of unknown value, another interpreter's code, a subcommand that is no
+    writer: the lock gate does not see them (README, "Locks and the shell")."""
+    locked_auth(pd)
+    assert_silent(gate(pd, vendor, p_shell(vendor, command, pd.proj)))
+
+
+@pytest.mark.parametrize("sh", CORE, ids=[s.name for s in CORE])
+def test_shell_writes_through_the_gate(sh: Shell) -> None:
+    """Under a short root: the seed writer's keys of a deep path are cut at suffix_max, and every
+    file of a deep directory would share one."""
+    with short_root() as root:
+        shell_writes_through_the_gate(Rig(root), sh)
+
+
+def shell_writes_through_the_gate(rig: Rig, sh: Shell) -> None:
+    target = rig.project / "src" / "auth.ts"
+    rig.write("matrix.env", f'PD_LOCK_{seed_suffix(str(target))}="bob"\n')
+    shapes = [c for _k, c in LOCK_SHAPES] if sh.name == "dash" else [c for _k, c in LOCK_SHAPES][:4]
+    for i, command in enumerate(shapes):
+        vendor = VENDORS[i % len(VENDORS)]
+        res = rig.run("pre_tool", json.dumps(p_shell(vendor, command, rig.project)), vendor=vendor, sh=sh, **ME)
+        assert res.out and json.loads(res.out) == tool_block(vendor, block_msg(target, "bob")), command
+    read = json.dumps(p_shell("claude", "cat src/auth.ts", rig.project))
+    res = rig.run("pre_tool", read, vendor="claude", sh=sh, **ME)
+    assert res.out == ""
+
+
+# -- MCP tools' path arguments ---------------------------------------------------------------
+
+
+def mcp(vendor: str, server: str, tool: str) -> str:
+    return PROFILES[vendor].tools.mcp_format.format(server=server, tool=tool)
+
+
+MCP_VENDORS = [v for v in VENDORS if mcp(v, "fs", "x").split("fs")[0]]  # a format with a prefix
+
+
+@pytest.mark.parametrize("vendor", MCP_VENDORS)
+def test_an_mcp_write_of_a_locked_file_is_blocked(pd: Pd, vendor: str) -> None:
+    target = locked_auth(pd)
+    for tool, args in [("write_file", {"path": str(target), "content": "x"}),
+                       ("edit_file", {"path": "src/auth.ts", "edits": []}),
+                       ("move_file", {"source": str(target), "destination": "/tmp/x"})]:
+        r = gate(pd, vendor, p_tool(vendor, mcp(vendor, "filesystem", tool), args, pd.proj))
+        assert r.json == tool_block(vendor, block_msg(target, "bob")), tool
+    for tool in ("read_file", "read_multiple_files", "list_directory", "get_file_info", "search_files"):
+        args = {"path": str(target), "paths": [str(target)]}
+        assert_silent(gate(pd, vendor, p_tool(vendor, mcp(vendor, "filesystem", tool), args, pd.proj)))
+    # the harness's own server locks and unlocks paths: its tools are no writes
+    own = mcp(vendor, SPEC["halt"]["mcp_servers"][0], "lock")
+    assert_silent(gate(pd, vendor, p_tool(vendor, own, {"path": str(target)}, pd.proj)))
+
+
+@pytest.mark.parametrize("vendor", MCP_VENDORS)
+def test_an_mcp_write_of_a_control_file_is_protected(pd: Pd, vendor: str) -> None:
+    target = pd.home / "hooks.disabled"
+    r = gate(pd, vendor, p_tool(vendor, mcp(vendor, "filesystem", "write_file"), {"path": str(target)}, pd.proj))
+    assert r.json == tool_block(vendor, MSG["protect_block"].format(path=target))
 
 
 # -- the matrix reader decodes only the lines it needs ------------------------------------------

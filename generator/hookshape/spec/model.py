@@ -181,6 +181,13 @@ class Spec(Strict):
         if loose:
             raise ValueError(f"protect.anywhere: must list the dial file(s) {', '.join(loose)}")
 
+    def protects_vendor_configs(self) -> bool:
+        """protect.vendor_configs, or by default: on when the halt is enabled or a hook fails
+        closed (an agent that rewrote the vendor's config would switch either off)."""
+        if self.protect.vendor_configs is not None:
+            return self.protect.vendor_configs
+        return self.halt.enabled or any(h.failure == "closed" for h in self.hooks)
+
     def tentacle(self, role: Role) -> Tentacle | None:
         return next((t for t in self.jobs() if t.role == role), None)
 
