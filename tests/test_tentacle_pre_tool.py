@@ -868,3 +868,17 @@ def test_a_matrix_full_of_escaped_trails_still_locks(pd: Pd, vendor: str) -> Non
     assert r.json == tool_block(vendor, block_msg(target, "bob"))
     r = gate(pd, vendor, p_edit(vendor, str(pd.proj / "b.ts"), pd.proj))
     assert r.json == tool_block(vendor, block_msg(pd.proj / "b.ts", "carol"))
+
+
+# -- reads are no edits -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("vendor", [v for v in VENDORS if PROFILES[v].tools.read])
+def test_reads_never_count_as_edits(pd: Pd, vendor: str) -> None:
+    """A read tool names paths (the user hooks see them), but a read of a locked file or of a
+    control file is no edit: neither the lock gate nor the protect rule blocks it."""
+    prof = PROFILES[vendor]
+    target = locked_auth(pd)
+    for path in (str(target), str(pd.home / "HALT")):
+        args = {field: path for field in prof.payload.path_fields}
+        assert_silent(gate(pd, vendor, p_tool(vendor, prof.tools.read[0], args, pd.proj)))

@@ -170,6 +170,26 @@ def targets(vendor: str, doc: Any) -> list[str]:
     return out
 
 
+def view_targets(vendor: str, doc: Any) -> list[str]:
+    """The paths of a user hook's view: the targets of an edit, then the path fields of a read
+    tool (a string, or a list of strings); reads are never targets of the lock gate or protect."""
+    out = targets(vendor, doc)
+    if not isinstance(doc, dict):
+        return out
+    v = VENDOR[vendor]
+    if string(doc, v.tool) not in v.read:
+        return out
+    cwd = cwd_of(vendor, doc)
+    base = lookup(doc, v.tool_input)
+    for f in v.path_fields:
+        value = lookup(base, (f,)) if isinstance(base, dict) else None
+        for p in value if isinstance(value, list) else [value]:
+            full = absolute(p, cwd) if isinstance(p, str) else ""
+            if full and full not in out:
+                out.append(full)
+    return out
+
+
 # -------------------------------------------------------------------------------- answers --
 
 
@@ -414,7 +434,7 @@ def hook_view(vendor: str, role: str, doc: Any, hook: str, ascii_only: bool = Fa
     active = v.stop_active is not None and lookup(doc, v.stop_active) is True
     view = {
         "event": role, "vendor": vendor, "tool": tool, "tool_class": cls,
-        "paths": "\n".join(targets(vendor, doc)) if tool else "",
+        "paths": "\n".join(view_targets(vendor, doc)) if tool else "",
         "command": command, "cwd": cwd_of(vendor, doc), "session": first_string(doc, v.session),
         "message": stop_text(vendor, doc) if role == "stop" else "",
         "stop_active": "1" if active else "", "cut": "", "hook": hook,
