@@ -33,14 +33,30 @@ SHORT = str(MEMORY or "/tmp")  # the parent of short private dirs
 
 def basetemp() -> Path | None:
     """A fresh folder in memory for pytest's temporary folders (None: pytest's own place); the
-    folders of older runs go, all but the newest few."""
+    folders of older runs go, all but the newest few, and never one of a run still going (its
+    pytest's pid is in its name: two checkouts may run the suite at once)."""
     if MEMORY is None:
         return None
     mine = f"hookshape-tests-{os.getuid()}-"
-    old = sorted(MEMORY.glob(mine + "*"), key=lambda p: p.stat().st_mtime)
+    old = sorted((p for p in MEMORY.glob(mine + "*") if not _running(p.name[len(mine):])),
+                 key=lambda p: p.stat().st_mtime)
     for p in old[: max(0, len(old) - KEEP + 1)]:
         shutil.rmtree(p, ignore_errors=True)
-    return Path(tempfile.mkdtemp(prefix=mine, dir=MEMORY))
+    return Path(tempfile.mkdtemp(prefix=f"{mine}{os.getpid()}-", dir=MEMORY))
+
+
+def _running(rest: str) -> bool:
+    """Whether the run that made a folder (named <pid>-<random>) is still going."""
+    pid = rest.split("-", 1)[0]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @contextmanager

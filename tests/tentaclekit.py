@@ -32,6 +32,8 @@ from tests.scratch import short_root
 from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell, shell
 
 from hookshape.plan import outputs
+from hookshape.render.jinja import codes
+from hookshape.spec.load import load
 from hookshape.spec.profiles import load_profiles
 
 __all__ = ["CORE", "FIXTURES", "VENDORS"]
@@ -55,6 +57,8 @@ STOP_DIRECTIVE = MSG["stop_directive"] + "\n" + HEADER
 STOP_SUGGEST = MSG["stop_suggest"] + "\n" + HEADER
 
 PROFILES = load_profiles()
+# the private exit codes of a job under its gate (verdict on stderr, verdict as JSON, lost, ...)
+CODES = codes(load(SPEC_PATH).spec)
 PROMPT_EVENT = {v: p.events.prompt for v, p in PROFILES.items()}
 PRE_EVENT = {v: p.events.pre_tool for v, p in PROFILES.items()}
 POST_EVENT = {v: p.events.post_tool for v, p in PROFILES.items()}

@@ -185,10 +185,11 @@ def test_no_gate_process_keeps_the_vendor_stdout_open(rig: Rig, sh, body: str) -
         proc.communicate(timeout=30)
 
 
-def test_healthy_path_forks_only_child_watchdog_and_sleep(rig: Rig) -> None:
-    """With a warm readiness cache: the tentacle, the watchdog and its sleep, nothing else; the
-    execs are the tentacle, the sleep and the watchdog's rm of the capture files. (A cache
-    refresh, once per heartbeat window, costs more by design: the best of 3 runs counts.)"""
+def test_healthy_path_forks_only_run_dir_child_watchdog_and_sleep(rig: Rig) -> None:
+    """With a warm readiness cache: the private run dir (mktemp), the tentacle, the watchdog and
+    its sleep, nothing else; the execs are mktemp, the tentacle, the sleep and the watchdog's rm
+    of the run dir. (A cache refresh, once per heartbeat window, costs more by design: the best
+    of 3 runs counts.)"""
     strace = shutil.which("strace")
     if not strace:
         pytest.skip("strace not installed")
@@ -210,9 +211,9 @@ def test_healthy_path_forks_only_child_watchdog_and_sleep(rig: Rig) -> None:
                            if re.search(r"\b(clone3?|v?fork)\(", ln) and "resumed" not in ln]))
         # every successful execve but the first (the gate's own dash)
         execs.append(len([ln for ln in lines if re.search(r"execve(\(| resumed>).*= 0$", ln)]) - 1)
-    # 2 when the tentacle ends before the watchdog has started its sleep
-    assert 2 <= min(counts) <= 3, counts
-    assert min(execs) <= 3, execs
+    # 3 when the tentacle ends before the watchdog has started its sleep
+    assert 3 <= min(counts) <= 4, counts
+    assert min(execs) <= 4, execs
 
 
 # --- exit mapping and failure kinds -----------------------------------------------------------
@@ -842,17 +843,21 @@ def test_a_timed_out_or_crashed_tentacle_says_nothing(rig: Rig, sh) -> None:
 @pytest.mark.parametrize("where", ["health", "runtime", "relative-runtime"])
 @pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
 def test_capture_files_are_removed(rig: Rig, sh, where: str) -> None:
-    """The answer goes through files in $XDG_RUNTIME_DIR (absolute) or the health dir; the
-    watchdog removes them when it leaves."""
+    """The answer goes through files in a private run dir made in $XDG_RUNTIME_DIR (absolute)
+    or the health dir; the watchdog removes it when it leaves."""
     runtime = rig.root / "run"
     runtime.mkdir(mode=0o700)
     env = {"XDG_RUNTIME_DIR": {"health": "", "runtime": str(runtime), "relative-runtime": "run"}[where]}
     rig.arm(rig.root)
-    rig.stub("prompt", OK + f'ls "$XDG_RUNTIME_DIR" "{rig.health}" > "$MARKS/seen" 2>&1 || :\n')
+    rig.stub("prompt", OK + f'stat -c "%a %n" "{runtime}"/io.* > "$MARKS/runtime" 2>/dev/null || :\n'
+                            f'stat -c "%a %n" "{rig.health}"/io.* > "$MARKS/health" 2>/dev/null || :\n')
     for _ in range(3):
         assert rig.run("prompt", sh=sh, cwd=rig.root, **env).out == "out\n"
-    seen = (rig.marks / "seen").read_text()
-    assert (f"{NAMES['prompt']}." in seen) == (where == "runtime"), seen
+    seen = {d: (rig.marks / d).read_text().split() for d in ("runtime", "health")}
+    here = "runtime" if where == "runtime" else "health"
+    mode, run_dir = seen[here]
+    assert (mode, Path(run_dir).name.rsplit(".", 1)[0]) == ("700", f"io.{NAMES['prompt']}"), seen
+    assert seen["health" if here == "runtime" else "runtime"] == [], seen
     rig.stub("prompt", HUNG)
     assert rig.run("prompt", sh=sh, cwd=rig.root, **env, **{GATE.deadline_env: DEADLINE}).code == 0
     end = time.monotonic() + MARGIN_S

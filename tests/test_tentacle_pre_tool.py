@@ -12,6 +12,7 @@ from tests.scratch import short_root
 from tests.shapes import LOCK_READS, LOCK_SHAPES
 from tests.shells import CORE, MATRIX, InTurn, Shell
 from tests.tentaclekit import (
+    CODES,
     DASH,
     FIXTURES,
     MSG,
@@ -33,6 +34,8 @@ from tests.tentaclekit import (
     tool_block,
     warn_msg,
 )
+
+from hookshape.plan import outputs
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
 
@@ -387,11 +390,19 @@ def test_deny_goes_to_stdout_not_exit_2(pd: Pd) -> None:
 @ON_CORE
 @VEND
 def test_verdict_env_leaves_json_channels_alone(pd: Pd, vendor: str) -> None:
-    """Under the gate (PD_GATE_VERDICT set) a JSON deny is still a JSON deny with exit 0."""
+    """Under the gate (PD_GATE_VERDICT set) a JSON deny is still the same JSON, and the exit
+    code tells the gate a verdict was written: on stdout (the gate exits 0 for it) or on
+    stderr (the verdict code, the gate's exit 2)."""
     target = pd.proj / "a.ts"
     pd.lock(target, "bob")
-    r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj), PD_GATE_VERDICT="86")
-    assert r.json == tool_block(vendor, block_msg(target, "bob"))
+    on_err = outputs.on_stderr(PROFILES[vendor], "deny", "pre_tool")
+    r = pd.run("pre_tool", p_edit(vendor, str(target), pd.proj), code=None,
+               env={"PD_HOOK_PROVIDER": vendor, **ME, "PD_GATE_VERDICT": str(CODES["verdict"])})
+    assert r.code == CODES["verdict" if on_err else "said"]
+    if on_err:
+        assert block_msg(target, "bob") in r.stderr
+    else:
+        assert r.json == tool_block(vendor, block_msg(target, "bob"))
 
 
 # -- lock keys: distinct paths never share one (README, "Lock keys") ----------------------------

@@ -11,6 +11,7 @@ import pytest
 from tests.shells import InTurn
 from tests.tentaclekit import (
     BLOCK_TTL,
+    CODES,
     FIXTURES,
     MISSING,
     SESSION_MAX,
@@ -236,7 +237,10 @@ def test_pd_home_missing_is_created(pd: Pd, vendor: str) -> None:
 
 @BLOCKING
 def test_verdict_env_leaves_json_channels_alone(pd: Pd, vendor: str) -> None:
-    r = close(pd, vendor, env={"PD_GATE_VERDICT": "86"})
+    """Under the gate the JSON is the same; the exit code says it was written (the gate exits
+    0 for it)."""
+    r = pd.run("stop", p_stop(vendor, NON_COMPLIANT, pd.proj, session="sess-1"), code=CODES["said"],
+               env={"PD_HOOK_PROVIDER": vendor, "PD_GATE_VERDICT": str(CODES["verdict"])})
     assert r.json == stop_block(vendor)
 
 

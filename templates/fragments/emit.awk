@@ -1,6 +1,7 @@
 # Output dialects: the way of each vendor to add context, block a tool, or keep the agent working.
 # Every function sets EM_out (one JSON object or ""), EM_err (one line for stderr or "") and
-# EM_exit ("0", or "v" for a verdict the shell turns into the block exit code). Both texts are
+# EM_exit ("0", or "v" for a verdict: deny or stop, on stdout or on stderr; the shell exits the
+# code that says a verdict was written, and its gate turns it into the vendor's). Both texts are
 # plain ASCII for the shell: the JSON escapes every other character (j_esc), and the stderr line
 # is in printf %b form (j_pct), so what reaches the vendor is always valid UTF-8.
 
@@ -24,8 +25,8 @@ function em_answer(vend, kind, role, text,    parts, n, i, c) {
     }
   } else if (V_err[vend, kind]) {
     EM_err = em_errline(text)
-    if (kind == "deny" || kind == "stop") EM_exit = "v"
-  }
+  } else return
+  if (kind == "deny" || kind == "stop") EM_exit = "v"
 }
 
 function em_context(vend, role, text) {

@@ -134,10 +134,19 @@ def hook_needs(prefix: str, hook: Hook) -> list[str]:
             if w.startswith(HOOK_DIR + "/") and w[len(HOOK_DIR) + 1:] in hook.files]
 
 
+def codes(spec: Spec) -> dict[str, int]:
+    """The private exit codes by which a job tells its gate what it did, all beside the spec's
+    verdict code (a verdict on stderr): `fail`, a fail-open hook of an adapter failed; `said`,
+    a verdict was written as JSON on stdout; `lost`, a verdict was decided but writing it
+    failed (a full disk): the gate then says a block of its own."""
+    code = spec.gate.verdict_code
+    step = 1 if code <= 122 else -1
+    return {"verdict": code, "fail": code + step, "said": code + 2 * step, "lost": code + 3 * step}
+
+
 def fail_code(spec: Spec) -> int:
     """The exit code by which a hooks adapter tells its gate that a fail-open hook failed."""
-    code = spec.gate.verdict_code
-    return code + 1 if code < 125 else code - 1
+    return codes(spec)["fail"]
 
 
 def vendor_configs(spec: Spec, vendors: list[Profile]) -> tuple[list[str], list[str]]:
@@ -190,6 +199,7 @@ def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle | Group) -> d
         # user hooks have their own deadlines: only a timeout counts against them, never slowness
         "slow": spec.gate.slow_ms if isinstance(tentacle, Tentacle) else spec.deadline(tentacle),
         "fail_code": fail_code(spec),
+        "codes": codes(spec),
         "hook_argv": lambda hook: hook_argv(prefix, hook),
         "hook_needs": lambda hook: hook_needs(prefix, hook),
     }

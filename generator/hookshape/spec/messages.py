@@ -20,6 +20,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     "protect_block": frozenset({"path"}),
     "breaker_notice": frozenset({"phase", "count", "cooldown_s"}),
     "post_note": frozenset({"tool"}),
+    "answer_lost": frozenset({"phase"}),
 }
 
 
@@ -64,6 +65,11 @@ class Messages(Strict):
     breaker_notice: Text = Field(symbolic("messages", "breaker_notice"), description=(
         "a gate's breaker opened after repeated failures"))
     post_note: Text = Field("mutated via {tool}", description="the trail note of an edit")
+    answer_lost: Text = Field(
+        "BLOCKED: {phase} decided to block this call, but its answer could not be written (no "
+        "space left on the disk). Free some space, then try again.", description=(
+            "a gate's own block when its job decided on a verdict whose answer could not be "
+            "written (a full disk): free space never turns a verdict into an allow"))
 
     @model_validator(mode="after")
     def _placeholders(self) -> Messages:
