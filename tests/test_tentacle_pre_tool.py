@@ -10,7 +10,7 @@ import pytest
 from tests.gatekit import Rig
 from tests.scratch import short_root
 from tests.shapes import LOCK_READS, LOCK_SHAPES
-from tests.shells import CORE, MATRIX, InTurn, Shell
+from tests.shells import AWK_PREFER, CORE, FAST, MATRIX, InTurn, Shell
 from tests.tentaclekit import (
     CODES,
     DASH,
@@ -788,6 +788,19 @@ def test_shell_writes_of_a_locked_file(pd: Pd, cls: str) -> None:
         if r.json != tool_block(vendor, block_msg(target, "bob")):
             passed.append(command)
     assert not passed, f"{cls}: {passed!r}"
+
+
+# fast mode: the preferred awk only
+@pytest.mark.parametrize("awk", [f"awk={AWK_PREFER[0]}"] if FAST else
+                         ["busybox-only", "awk=original-awk", "awk=mawk", "awk=gawk"])
+def test_shell_writes_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str) -> None:
+    pd.env["PATH"] = awk_paths[awk]
+    target = locked_auth(pd)
+    for _cls, command in LOCK_SHAPES:
+        r = gate(pd, "claude", p_shell("claude", command, pd.proj))
+        assert r.json == tool_block("claude", block_msg(target, "bob")), command
+    for command in LOCK_READS:
+        assert_silent(gate(pd, "claude", p_shell("claude", command, pd.proj)))
 
 
 @VEND

@@ -331,6 +331,9 @@ def test_every_shape_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str
         assert r.json == tool_block("claude", protect_msg(home / name if name else home)), command
     for command in SHELL_ALLOWED:
         assert_silent(pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env))
+    for _cls, command, _name in PROTECT_SHAPES:
+        r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
+        assert is_protect_block("claude", r.json), command
     r = pd.run("pre_tool", p_edit("claude", "agent.config.json", pd.proj), env=env)
     assert r.json == tool_block("claude", protect_msg(pd.proj / "agent.config.json"))
 
