@@ -190,14 +190,6 @@ def test_relative_path_without_cwd_is_no_target(pd: Pd, vendor: str) -> None:
     assert_silent(gate(pd, vendor, payload))
 
 
-@VEND
-def test_shell_reads_of_a_locked_file_are_free(pd: Pd, vendor: str) -> None:
-    target = pd.proj / "src" / "auth.ts"
-    pd.lock(target, "bob")
-    for command in LOCK_READS:
-        assert_silent(gate(pd, vendor, p_shell(vendor, command, pd.proj)))
-
-
 @pytest.mark.parametrize(("vendor", "tool", "field"), [
     ("claude", "Edit", "file_path"), ("claude", "MultiEdit", "file_path"),
     ("claude", "NotebookEdit", "notebook_path"), ("claude", "Write", "path"),
@@ -719,14 +711,15 @@ def test_a_lock_in_the_seed_form_blocks(pd: Pd, vendor: str, rel: str) -> None:
 
 
 @VEND
-@pytest.mark.parametrize("form", ["seed", "hashed"])
-def test_either_form_blocks_and_own_locks_allow(pd: Pd, vendor: str, form: str) -> None:
+def test_either_form_blocks_and_own_locks_allow(pd: Pd, vendor: str) -> None:
     target = pd.proj / "src" / "auth-service.ts"
-    pd.lock(target, "alice", form="hashed" if form == "seed" else "seed")  # own lock in the other form
-    assert_silent(gate(pd, vendor, p_edit(vendor, str(target), pd.proj)))
-    pd.lock(target, "bob", form=form)
-    r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
-    assert r.json == tool_block(vendor, block_msg(target, "bob"))
+    for form, other in (("seed", "hashed"), ("hashed", "seed")):
+        pd.matrix.write_text("")
+        pd.lock(target, "alice", form=other)  # the actor's own lock, in the other form
+        assert_silent(gate(pd, vendor, p_edit(vendor, str(target), pd.proj)))
+        pd.lock(target, "bob", form=form)
+        r = gate(pd, vendor, p_edit(vendor, str(target), pd.proj))
+        assert r.json == tool_block(vendor, block_msg(target, "bob")), form
 
 
 @VEND
@@ -736,17 +729,14 @@ def test_either_form_blocks_and_own_locks_allow(pd: Pd, vendor: str, form: str) 
 def test_seed_key_collisions_only_block(pd: Pd, vendor: str, locked: str, edited: str) -> None:
     """Two paths that share the seed writer's key: a lock on one blocks the other (never an
     unlock: the key of a locked path is the same on every call)."""
-    assert seed_suffix(str(pd.proj / locked)) == seed_suffix(str(pd.proj / edited))
-    pd.lock(pd.proj / locked, "bob")
-    r = gate(pd, vendor, p_edit(vendor, edited, pd.proj))
-    assert r.json == tool_block(vendor, block_msg(pd.proj / edited, "bob"))
-
-
-def test_seed_rule_matches_the_contract() -> None:
     assert seed_suffix("/repo/src/auth.ts") == "REPO_SRC_AUTH_TS" == suffix("/repo/src/auth.ts")
     assert seed_suffix("/home/dev/my-app/src/Button.tsx") == "HOME_DEV_MY_APP_SRC_BUTTON_TSX"
     assert seed_suffix("/a//b--c/ü.x_") == "A_B_C_X"
     assert len(seed_suffix("/" + "x" * 200)) == MAX["suffix_max"]
+    assert seed_suffix(str(pd.proj / locked)) == seed_suffix(str(pd.proj / edited))
+    pd.lock(pd.proj / locked, "bob")
+    r = gate(pd, vendor, p_edit(vendor, edited, pd.proj))
+    assert r.json == tool_block(vendor, block_msg(pd.proj / edited, "bob"))
 
 
 @pytest.mark.parametrize("sh", CORE, ids=[s.name for s in CORE])
@@ -804,23 +794,26 @@ def test_shell_writes_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: st
 
 
 @VEND
-def test_shell_writes_follow_the_dial(pd: Pd, vendor: str) -> None:
+def test_shell_writes_follow_the_dial_and_reads_stay_free(pd: Pd, vendor: str) -> None:
+    """A shell write answers through the dial like an edit; reads, and what the shell reader
+    leaves to the lock (a glob, a variable of unknown value, another interpreter's code, a
+    subcommand that is no writer: README, "How the rendered scripts work"), stay free; a read
+    tool's paths are never targets."""
     target = locked_auth(pd)
     payload = p_shell(vendor, "sed -i s/a/b/ src/auth.ts", pd.proj)
+    assert gate(pd, vendor, payload).json == tool_block(vendor, block_msg(target, "bob"))
     assert_warn(vendor, gate(pd, vendor, payload, PD_SUGGESTIBILITY="warn"), warn_msg(target, "bob"))
     assert_silent(gate(pd, vendor, payload, PD_SUGGESTIBILITY="advisory"))
+    left = ["rm src/*.ts", "rm \"$F\"", "python3 -c 'open(\"src/auth.ts\",\"w\")'", "git checkout -- src/auth.ts",
+            "echo ok > src/other.ts"]
+    for command in [*LOCK_READS, *left]:
+        assert_silent(gate(pd, vendor, p_shell(vendor, command, pd.proj)))
+    prof = PROFILES[vendor]
+    for path in (str(target), str(pd.home / "HALT")) if prof.tools.read else ():
+        args = {field: path for field in prof.payload.path_fields}
+        assert_silent(gate(pd, vendor, p_tool(vendor, prof.tools.read[0], args, pd.proj)))
     pd.matrix.write_text(f'PD_LOCK_{seed_suffix(str(target))}="alice"\n')
     assert_silent(gate(pd, vendor, payload))
-
-
-@VEND
-@pytest.mark.parametrize("command", ["rm src/*.ts", "rm \"$F\"", "python3 -c 'open(\"src/auth.ts\",\"w\")'",
-                                     "git checkout -- src/auth.ts", "echo ok > src/other.ts"])
-def test_what_the_shell_reader_leaves_to_the_lock(pd: Pd, vendor: str, command: str) -> None:
-    """A glob, a variable of unknown value, another interpreter's code, a subcommand that is no
-    writer: the lock gate does not see them (README, "Locks and the shell")."""
-    locked_auth(pd)
-    assert_silent(gate(pd, vendor, p_shell(vendor, command, pd.proj)))
 
 
 @pytest.mark.parametrize("sh", CORE, ids=[s.name for s in CORE])
@@ -884,7 +877,7 @@ def test_an_mcp_write_of_a_control_file_is_protected(pd: Pd, vendor: str) -> Non
 def test_a_matrix_full_of_escaped_trails_still_locks(pd: Pd, vendor: str) -> None:
     """Trails (pheromones) and alerts are never decoded by the edit gate: thousands of lines full
     of escapes before the lock cost one read, and the lock still blocks."""
-    target = pd.proj / "src" / "a.ts"
+    target = pd.proj / "src" / "a-b.ts"
     pd.add_matrix(*[f'PD_PHEROMONE_X_{i}="{chr(92)}"{chr(92) * 40}" | note | actor:bob"' for i in range(2000)])
     pd.add_matrix(f'PD_ALERT_1="{chr(92)}"{chr(92)}"x"', f'export PD_LOCK_{seed_suffix(str(target))}="bob"',
                   f'  PD_LOCK_{suffix(str(pd.proj / "b.ts"))}="carol"')
@@ -892,17 +885,3 @@ def test_a_matrix_full_of_escaped_trails_still_locks(pd: Pd, vendor: str) -> Non
     assert r.json == tool_block(vendor, block_msg(target, "bob"))
     r = gate(pd, vendor, p_edit(vendor, str(pd.proj / "b.ts"), pd.proj))
     assert r.json == tool_block(vendor, block_msg(pd.proj / "b.ts", "carol"))
-
-
-# -- reads are no edits -------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("vendor", [v for v in VENDORS if PROFILES[v].tools.read])
-def test_reads_never_count_as_edits(pd: Pd, vendor: str) -> None:
-    """A read tool names paths (the user hooks see them), but a read of a locked file or of a
-    control file is no edit: neither the lock gate nor the protect rule blocks it."""
-    prof = PROFILES[vendor]
-    target = locked_auth(pd)
-    for path in (str(target), str(pd.home / "HALT")):
-        args = {field: path for field in prof.payload.path_fields}
-        assert_silent(gate(pd, vendor, p_tool(vendor, prof.tools.read[0], args, pd.proj)))
