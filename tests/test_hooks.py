@@ -157,8 +157,8 @@ def test_stdin_and_view_of_tool_calls_and_stop(sh: Shell, vendor: str, box: Box,
 
 
 # the read tools of each vendor and the field that names what they read
-READS = {v: (PROFILES[v].tools.read[0], "AbsolutePath" if v == "agy" else PROFILES[v].payload.path_fields[0])
-         for v in VENDORS if PROFILES[v].tools.read}
+READS = {v: (PROFILES[v].tools.read[0], PROFILES[v].payload.path_fields[0]) for v in VENDORS if PROFILES[v].tools.read}
+READS.update({"agy": ("view_file", "AbsolutePath"), "gemini": ("list_directory", "dir_path")})
 
 
 @pytest.mark.parametrize(("vendor", "sh"), [(v, SHELLS[i % len(SHELLS)]) for i, v in enumerate(READS)],
