@@ -265,14 +265,42 @@ def _capped(template: str, hits: list[tuple[str, str]]) -> str:
     return _text(py_cap(text, CAPS["reason_max"]))
 
 
-def protected(t: str, home: str | None) -> bool:
-    """A control file of the harness ([protect]): a home entry, anything in it, any directory
-    above it (/ is above every home), or a dial file's tail in any directory."""
-    if t == "/" or any(t.endswith("/" + tail) for tail in PROTECT["anywhere"]):
+def _vendor_configs() -> tuple[list[str], list[str]]:
+    """The hook configs of the enabled vendors that protect guards (protect.vendor_configs, on
+    by default when halt is enabled or a hook fails closed): under the user's home, and tails."""
+    on = PROTECT.get("vendor_configs")
+    if on is None:
+        on = SPEC["halt"].get("enabled", True) or any(h.get("failure") == "closed" for h in SPEC.get("hooks", []))
+    user: list[str] = []
+    tails: list[str] = []
+    for vid, cfg in SPEC["vendors"].items() if on else []:
+        if not cfg.get("enabled", True):
+            continue
+        c = PROFILES[vid].config
+        for f in (c.user_path, c.project_path, *c.also_read):
+            f = f.replace("{name}", SPEC["harness"]["name"])
+            (user if f.startswith("~/") else tails).append(f.removeprefix("~/"))
+    return user, [f for f in tails if f]
+
+
+USER_CONFIGS, PROJECT_CONFIGS = _vendor_configs()
+
+
+def protected(t: str, home: str | None, user_home: str | None = None) -> bool:
+    """A control file of the harness ([protect]), compared case-folded: a home entry (or a
+    user-home vendor config), anything in it, any directory above it (/ is above every home);
+    or, in any directory, a dial file or a project vendor config, or a directory of one."""
+    up = t.upper()
+    if t == "/":
         return True
-    for entry in PROTECT["home"] if home else []:
-        full = f"{home}/{entry}"
-        if t == full or t.startswith(full + "/") or full.startswith(t.rstrip("/") + "/"):
+    for entry in [*PROTECT["anywhere"], *PROJECT_CONFIGS]:
+        parts = entry.upper().split("/")
+        if any(up.endswith("/" + "/".join(parts[:i])) for i in range(1, len(parts) + 1)):
+            return True
+    fulls = [f"{home}/{e}" for e in PROTECT["home"]] if home else []
+    fulls += [f"{user_home}/{e}" for e in USER_CONFIGS] if user_home else []
+    for full in (f.upper() for f in fulls):
+        if up == full or up.startswith(full + "/") or full.startswith(up.rstrip("/") + "/"):
             return True
     return False
 
