@@ -196,6 +196,7 @@ HALT_SHAPES: list[Shape] = [
     ("shell", "printf '\\x70\\x64 start' | sh", True),
     ("shell", "echo pd | xargs -I% sh -c '% start'", True),
     ("shell", "echo pd | xargs -I {} sh -c '{} start'", True),
+    ("shell", "printf 'pd start' " + "| cat " * 70 + "| sh", True),
 ]
 
 # what an agent runs in a working day; the two long ones are built below
@@ -290,6 +291,7 @@ PROTECT_SHAPES: list[tuple[str, str, str]] = [
     ("xargs", "ls -d ~/.port-daddy | xargs rm -rf", ""),
     ("xargs", "xargs rm -f <<< ~/.port-daddy/HALT", "HALT"),
     ("xargs", "find ~/.port-daddy -name HALT | xargs rm", ""),
+    ("xargs", "echo ~/.port-daddy/HALT " + "| cat " * 70 + "| xargs rm", ".port-daddy"),
     ("variable", "d=~/.port-daddy; rm -f $d/HALT", "HALT"),
     ("variable", "f=$HOME/.port-daddy/hooks.disabled; touch \"$f\"", "hooks.disabled"),
     ("variable", "export P=~/.port-daddy; echo > $P/HALT", "HALT"),
