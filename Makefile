@@ -13,7 +13,7 @@ SHELL_BINS := busybox posh yash mksh ksh93 zsh
 # would otherwise compile and assert-rewrite every test module again (about 5 s of CPU each)
 PYTEST := PYTHONDONTWRITEBYTECODE= $(PY) -m pytest
 
-.PHONY: render check test test-fast conformance shells live live-clis bench package schema dists clean
+.PHONY: render check test test-fast conformance shells live live-clis bench package schema docs dists clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -69,6 +69,10 @@ package: $(STAMP)
 
 schema: $(STAMP)
 	$(HS) schema --out hookshape.schema.json
+
+# docs/vendors.md, generated from the vendor profiles (the suite checks it is current)
+docs: $(STAMP)
+	$(HS) vendors --doc > docs/vendors.md
 
 # the Python distributions (never into dist/, which is the rendered tree)
 dists: $(STAMP)

@@ -1,16 +1,22 @@
 """make bench: how fast each tentacle and gate is, side by side with a bare shell in the same run.
 
 Every case is timed by spawning the script with os.posix_spawn (stdin from a payload file,
-stdout/stderr to /dev/null) and waiting for it: warm-up runs first, then enough runs for a
-stable median; the report gives median, p95 and the ratio to a bare `dash -c :` measured the
-same way in the same run. Fork and exec counts come from `strace -f -c` when it is installed.
-Results: a table on stdout and build/bench/bench.json. Benchmarks never assert in `make test`.
+stdout/stderr to /dev/null) and waiting for it. The hot paths (each tentacle alone, each through
+its gate, a user hook's gate, the pre-tool gate over a 10 MB matrix) are measured interleaved:
+every round spawns a bare `dash -c :` and then each case once, so load falls on all alike, and
+each ratio is a median against the bare shell's median of the same rounds. With `--against DIR`
+(a copy of an older dist/) each hot path of that tree runs in the same rounds, for a before and
+after in one run. The other groups take warm-up runs, then enough runs for a stable median.
+Fork and exec counts come from `strace -f -c` when it is installed. Results: a table on stdout
+and build/bench/bench.json. Benchmarks never assert in `make test`.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -18,6 +24,7 @@ import sys
 import tempfile
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -33,6 +40,12 @@ SQUID = DIST / "bin" / "squid"
 
 # targets: ratio to the bare dash of the same run (None: reported, no target)
 TARGET_PATH = 8.0
+TARGET_TENTACLE = 4.0  # a tentacle alone: two execs (sh, awk) are its floor
+TARGET_THROUGH_GATE = 5.0
+TARGET_HOOK_ALLOW = 6.0  # a user hook's gate with an sh hook: three execs (sh, awk, the hook)
+TARGET_HOOK_DENY = 7.0
+TARGET_POST_FORKS = 4
+TARGET_MATRIX_10MB_MS = 50.0
 TARGET_GATE_ADDED = 3.0
 TARGET_5MB = 50.0
 TARGET_PROMPT_3000 = 15.0
@@ -62,6 +75,26 @@ class Row:
     forks: int | None
     execs: int | None
     met: bool | None
+    old_ms: float | None = None  # the same case in the --against tree, same rounds
+    old_ratio: float | None = None
+    old_forks: int | None = None
+    target_text: str | None = None  # how the target reads when it is not a ratio
+    cpu_ratio: float | None = None  # mean CPU time against the bare shell's (the hot paths)
+    old_cpu_ratio: float | None = None
+
+
+@dataclass
+class Hot:
+    """A hot path: measured interleaved with the bare shell, in this tree and (argv_old) the
+    tree it is compared against."""
+    name: str
+    argv: list[str]
+    stdin: Path | None
+    env: dict[str, str]
+    target: float | None = None  # ratio
+    target_ms: float | None = None  # absolute, instead of the ratio
+    max_forks: int | None = None
+    argv_old: list[str] | None = None
 
 
 def which(cmd: str) -> str:
@@ -73,6 +106,12 @@ def which(cmd: str) -> str:
 
 def spawn_once(argv: list[str], env: dict[str, str], stdin: Path | None, cwd: Path) -> float:
     """Wall time of one run in ms: posix_spawn, wait."""
+    return spawn_timed(argv, env, stdin, cwd)[0]
+
+
+def spawn_timed(argv: list[str], env: dict[str, str], stdin: Path | None, cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time (user and system, of the script and every child it waited for) of
+    one run, in ms. CPU time hardly moves with the load of other work on the machine."""
     src = os.open(stdin or "/dev/null", os.O_RDONLY)
     null = os.open("/dev/null", os.O_WRONLY)
     actions = [(os.POSIX_SPAWN_DUP2, src, 0), (os.POSIX_SPAWN_DUP2, null, 1),
@@ -82,8 +121,8 @@ def spawn_once(argv: list[str], env: dict[str, str], stdin: Path | None, cwd: Pa
     try:
         start = time.perf_counter()
         pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
-        os.waitpid(pid, 0)
-        return (time.perf_counter() - start) * 1000
+        usage = os.wait4(pid, 0)[2]
+        return (time.perf_counter() - start) * 1000, (usage.ru_utime + usage.ru_stime) * 1000
     finally:
         os.chdir(old)
         os.close(src)
@@ -118,6 +157,139 @@ def count_forks(case: Case, env: dict[str, str], cwd: Path) -> tuple[int | None,
                 execs += int(parts[3]) if parts[3].isdigit() else 0
         # the first execve is the script's own interpreter
         return forks, max(0, execs - 1)
+
+
+def interleaved(argvs: list[tuple[list[str], Path | None, dict[str, str]]], env: dict[str, str], cwd: Path,
+                rounds: int, each_round: Callable[[], None]) -> tuple[list[list[float]], list[list[float]]]:
+    """Wall and CPU times of each command, one run of each per round, in order, after a few
+    warm-up rounds; each_round runs before every round (a heartbeat kept fresh)."""
+    times: list[list[float]] = [[] for _ in argvs]
+    cpus: list[list[float]] = [[] for _ in argvs]
+    for r in range(rounds + 5):
+        each_round()
+        for i, (argv, stdin, extra) in enumerate(argvs):
+            wall, cpu = spawn_timed(argv, {**env, **extra}, stdin, cwd)
+            if r >= 5:
+                times[i].append(wall)
+                cpus[i].append(cpu)
+    return times, cpus
+
+
+def p95(times: list[float]) -> float:
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+
+
+def hot_rows(hot: list[Hot], env: dict[str, str], cwd: Path, rounds: int, home: Path) -> tuple[list[Row], float]:
+    """Every hot path and the bare shell, interleaved run by run; the bare median of these rounds."""
+    dash = which("dash")
+    argvs: list[tuple[list[str], Path | None, dict[str, str]]] = [([dash, "-c", ":"], None, {})]
+    for h in hot:
+        argvs.append((h.argv, h.stdin, h.env))
+        if h.argv_old:
+            argvs.append((h.argv_old, h.stdin, h.env))
+    times, cpus = interleaved(argvs, env, cwd, rounds, lambda: os.utime(home / "heartbeat"))
+    bare = statistics.median(times[0])
+    bare_cpu = statistics.mean(cpus[0])
+    rows: list[Row] = []
+    k = 1
+    for h in hot:
+        median = statistics.median(times[k])
+        forks, execs = count_forks(Case(h.name, h.argv, h.stdin, h.env), env, cwd)
+        row = Row(h.name, "hot", median, p95(times[k]), median / bare, h.target, forks, execs, None,
+                  cpu_ratio=statistics.mean(cpus[k]) / bare_cpu)
+        k += 1
+        if h.argv_old:
+            row.old_ms = statistics.median(times[k])
+            row.old_ratio = row.old_ms / bare
+            row.old_cpu_ratio = statistics.mean(cpus[k]) / bare_cpu
+            row.old_forks = count_forks(Case(h.name, h.argv_old, h.stdin, h.env), env, cwd)[0]
+            k += 1
+        met = []
+        if h.target is not None:
+            met.append(row.ratio <= h.target)
+        if h.target_ms is not None:
+            met.append(median <= h.target_ms)
+            row.target_text = f"{h.target_ms:g} ms"
+        if h.max_forks is not None:
+            met.append(forks is None or forks <= h.max_forks)
+            row.target_text = (row.target_text or f"{h.target:g}") + f", {h.max_forks} forks"
+        row.met = all(met) if met else None
+        rows.append(row)
+    return rows, bare
+
+
+def matrix_10mb(project: Path, target: str) -> str:
+    """10 MB of the worst a trail or a lock holder can hold (quotes, backslashes and dollars, as
+    an earlier writer escaped them), then the lock of the target."""
+    nasty = '\\\"\\$' * 150
+    line = 'PD_PHEROMONE_X_{i}="{p}/src/f{i}.ts {n} | edited | actor:b{n} | ts:2020-01-01T00:00:00Z"'
+    lines, size, i = [], 0, 0
+    while size < 10 * 1024 * 1024:
+        text = line.format(i=i, p=project, n=nasty) if i % 2 else f'PD_LOCK_OTHER_{i}="{nasty}"'
+        lines.append(text)
+        size += len(text) + 1
+        i += 1
+    lines.append(f'PD_LOCK_{suffix(target)}="alice"')
+    return "\n".join(lines) + "\n"
+
+
+def hot_cases(tmp: Path, env: dict[str, str], project: Path, against: Path | None) -> list[Hot]:
+    """The hot paths of the default harness, alone and through their gates (readiness lease and
+    armed root in place), and the user hooks' gate of examples/minimal.toml."""
+    dash = which("dash")
+    pl = tmp / "payloads"
+    free = str(project / "src" / "free.ts")
+    locked = str(project / "src" / "locked.ts")
+
+    def ev(kind: str, target: str = free, tag: str = "") -> Path:
+        return write(pl / f"hot-{kind}{tag}.json", json.dumps(payload("claude", kind, target, project)))
+
+    def both(rel: str) -> tuple[list[str], list[str] | None]:
+        return [dash, str(DIST / rel)], ([dash, str(against / rel)] if against else None)
+
+    base = {"PD_HOOK_PROVIDER": "claude"}
+    trail = {**base, "PD_MATRIX_FILE": str(tmp / "hot-trail.env")}
+    paths = [("pre-tool common", "pd-hook-pre-tool", ev("edit"), base, None),
+             ("pre-tool block", "pd-hook-pre-tool", ev("edit", locked, "-locked"), base, None),
+             ("pre-tool shell", "pd-hook-pre-tool", ev("shell"), base, None),
+             ("prompt context (no daemon listening)", "pd-hook-prompt", ev("prompt"), base, None),
+             ("stop suggest", "pd-hook-stop", ev("stop"), {**base, "PD_SITREP": "suggest"}, None),
+             ("post-tool trace", "pd-hook-post-tool", ev("edit"), trail, TARGET_POST_FORKS)]
+    out: list[Hot] = []
+    for label, name, stdin, extra, forks in paths:
+        argv, old = both(f"bin/squid/{name}")
+        out.append(Hot(f"tentacle {label}", argv, stdin, extra, TARGET_TENTACLE, max_forks=forks, argv_old=old))
+    for label, name, stdin, extra, _ in paths:
+        argv, old = both(f"bin/{name}")
+        out.append(Hot(f"through its gate: {label}", argv, stdin, extra, TARGET_THROUGH_GATE, argv_old=old))
+    big = write(tmp / "matrix-10mb.env", matrix_10mb(project, locked))
+    argv, old = both("bin/pd-hook-pre-tool")
+    out.append(Hot("through its gate: pre-tool block, 10 MB matrix (ms)", argv, ev("edit", locked, "-locked"),
+                   {**base, "PD_MATRIX_FILE": str(big)}, target_ms=TARGET_MATRIX_10MB_MS, argv_old=old))
+    gate, block, ev_edit = user_hook_gate(tmp, project)
+    out.append(Hot("user hook's gate: sh hook allows", [dash, gate], ev_edit, {}, TARGET_HOOK_ALLOW))
+    out.append(Hot("user hook's gate: sh hook denies", [dash, gate], block, {}, TARGET_HOOK_DENY))
+    return out
+
+
+def user_hook_gate(tmp: Path, project: Path) -> tuple[str, Path, Path]:
+    """examples/minimal.toml rendered: its pre-tool gate (the env guard, an sh hook), an edit it
+    allows and one it denies."""
+    sys.path.insert(0, str(ROOT / "generator"))
+    from hookshape.spec.load import load
+
+    spec_path = ROOT / "examples" / "minimal.toml"
+    out = tmp / "minimal"
+    if not out.exists():
+        subprocess.run([sys.executable, "-m", "hookshape", "render", "--spec", str(spec_path), "--out", str(out)],
+                       check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT / "generator")})
+    gate = str(out / "bin" / load(spec_path).spec.group_name("pre_tool"))
+    ev = write(tmp / "payloads" / "hot-hooks-edit.json",
+               json.dumps(payload("claude", "edit", str(project / "src" / "free.ts"), project)))
+    block = write(tmp / "payloads" / "hot-hooks-env.json",
+                  json.dumps(payload("claude", "edit", str(project / ".env"), project)))
+    return gate, block, ev
 
 
 # ---------------------------------------------------------------- scenario setup
@@ -209,22 +381,22 @@ def cases(tmp: Path) -> tuple[list[Case], dict[str, str], Path]:
     for vendor in vendors:
         venv = {"PD_HOOK_PROVIDER": vendor}
         pre = str(SQUID / "pd-hook-pre-tool")
-        out.append(Case(f"pre-tool {vendor} common", [dash, pre], event(vendor, "edit"), venv, target=TARGET_PATH))
+        out.append(Case(f"pre-tool {vendor} common", [dash, pre], event(vendor, "edit"), venv, target=TARGET_TENTACLE))
         out.append(Case(f"pre-tool {vendor} block", [dash, pre], event(vendor, "edit", locked, tag="-locked"),
-                        venv, target=TARGET_PATH))
-        out.append(Case(f"pre-tool {vendor} shell", [dash, pre], event(vendor, "shell"), venv, target=TARGET_PATH))
+                        venv, target=TARGET_TENTACLE))
+        out.append(Case(f"pre-tool {vendor} shell", [dash, pre], event(vendor, "shell"), venv, target=TARGET_TENTACLE))
         out.append(Case(f"prompt {vendor} context", [dash, str(SQUID / "pd-hook-prompt")], event(vendor, "prompt"),
-                        venv, target=TARGET_PATH))
+                        venv, target=TARGET_TENTACLE))
         out.append(Case(f"stop {vendor} suggest", [dash, str(SQUID / "pd-hook-stop")], event(vendor, "stop"),
-                        {**venv, "PD_SITREP": "suggest"}, target=TARGET_PATH))
+                        {**venv, "PD_SITREP": "suggest"}, target=TARGET_TENTACLE))
         out.append(Case(f"post-tool {vendor} trace", [dash, str(SQUID / "pd-hook-post-tool")],
                         event(vendor, "edit"), {**venv, "PD_MATRIX_FILE": str(tmp / "trail.env")},
-                        target=TARGET_PATH))
+                        target=TARGET_TENTACLE))
     halt_env = {"PD_HOOK_PROVIDER": "claude", "PD_HALT_FILE": str(write(tmp / "HALT", "operator drill\n"))}
     out.append(Case("pre-tool claude halt block", [dash, str(SQUID / "pd-hook-pre-tool")],
-                    event("claude", "shell"), halt_env, target=TARGET_PATH))
+                    event("claude", "shell"), halt_env, target=TARGET_TENTACLE))
     out.append(Case("prompt claude halt", [dash, str(SQUID / "pd-hook-prompt")], event("claude", "prompt"),
-                    halt_env, target=TARGET_PATH))
+                    halt_env, target=TARGET_TENTACLE))
     for label, size, target in (("1 KB", 1024, TARGET_PATH), ("256 KB", 256 * 1024, TARGET_PATH),
                                 ("5 MB", 5 * 1024 * 1024, TARGET_5MB)):
         big = event("claude", "edit", locked, content="y" * size, tag=f"-{size}")
@@ -414,48 +586,10 @@ def halt_size_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -
     return rows + size_rows(tmp, project, bare, "protect", protect_shapes, {**env, "PD_HOOK_PROVIDER": "claude"})
 
 
-MATRIX_MS = 50.0  # the pre-tool gate on a 10 MB matrix of any content (issue 22.5)
-
-
-def matrix_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -> list[Row]:
-    """The pre-tool gate (as a vendor runs it: gate, lease, tentacle) on a 10 MB matrix of trails
-    written to slow a reader down, with the lock of the edited file at its end: escape-laden
-    pheromones, `"\\` repeated, and lines of 128 KB (the longest argument a CLI can hand its
-    daemon on Linux); each must stay under 50 ms."""
-    home = tmp / "matrix-home"
-    lease(home, project)
-    target = str(project / "src" / "locked.ts")
-    lock = f'PD_LOCK_{suffix(target)}="alice"\n'
-    size = 10 * 1024 * 1024
-    bodies = {
-        "escape-laden pheromones": lambda i: f'PD_PHEROMONE_X_{i}="{project}/' + '\\"' * 200 + "\\\\" * 100
-                                             + ' | edited | actor:bob | ts:2026-01-01T00:00:00Z"',
-        '"\\ repeated': lambda i: f'PD_PHEROMONE_Y_{i}="' + '\\"' * 2000 + '"',
-        "128 KB lines": lambda i: f'PD_PHEROMONE_Z_{i}="' + '\\"' * 65_000 + '"',
-    }
-    ev = write(tmp / "payloads" / "matrix-edit.json", json.dumps(payload("claude", "edit", target, project)))
-    rows: list[Row] = []
-    for label, line in bodies.items():
-        lines, total, i = [], 0, 0
-        while total < size:
-            text = line(i)
-            lines.append(text)
-            total += len(text) + 1
-            i += 1
-        matrix = write(tmp / f"matrix-10mb-{len(rows)}.env", "\n".join(lines) + "\n" + lock)
-        case = Case(f"pre-tool gate, 10 MB matrix: {label}", [which("dash"), str(DIST / "bin" / "pd-hook-pre-tool")],
-                    ev, {"PD_HOOK_PROVIDER": "claude", "PD_HOME": str(home), "PD_MATRIX_FILE": str(matrix)},
-                    runs=20, group="matrix")
-        median, p95 = measure(case, env, project)
-        rows.append(Row(case.name + " (ms)", "matrix", median, p95, median / bare, MATRIX_MS, None, None,
-                        median <= MATRIX_MS))
-    return rows
-
-
 def hook_cases(tmp: Path, env: dict[str, str], project: Path, bare: float) -> list[Row]:
-    """User hooks (examples/minimal.toml): the env guard through its gate and adapter, against the
-    same guard run alone (`sh -c` with the view already in its environment): what the adapter and
-    gate add to a hand-written hook."""
+    """User hooks (examples/minimal.toml): the env guard through its gate, against the same guard
+    run alone (`sh -c` with the view already in its environment): what the gate adds to a
+    hand-written hook."""
     sys.path.insert(0, str(ROOT / "generator"))
     from hookshape.spec.load import load
 
@@ -476,9 +610,7 @@ def hook_cases(tmp: Path, env: dict[str, str], project: Path, bare: float) -> li
     rows = [Row("hook env-guard alone (sh -c, view given)", "hooks", alone[0], alone[1], alone[0] / bare, None,
                 *count_forks(Case("a", [dash, "-c", guard.run[2], "sh"], ev, view), view, project), None)]
     gate = str(out / "bin" / spec.group_name("pre_tool"))
-    adapter = str(out / "bin" / spec.harness.tentacle_dir / spec.group_name("pre_tool"))
-    for label, argv, payload_file in (("adapter allow", [dash, adapter], ev), ("gate allow", [dash, gate], ev),
-                                      ("gate block", [dash, gate], block)):
+    for label, argv, payload_file in (("gate allow", [dash, gate], ev), ("gate block", [dash, gate], block)):
         median, p95 = measure(Case(label, argv, payload_file, runs=60), base, project)
         forks = count_forks(Case(label, argv, payload_file), base, project)
         rows.append(Row(f"hook env-guard {label}", "hooks", median, p95, median / bare, None, *forks, None))
@@ -508,44 +640,67 @@ def size_rows(tmp: Path, project: Path, bare: float, tag: str, shapes: dict[str,
     return rows
 
 
-def table(rows: list[Row], baselines: dict[str, float]) -> str:
-    lines = ["baselines (median ms): " + ", ".join(f"{k} {v:.2f}" for k, v in baselines.items()), "",
-             f"{'case':52} {'median':>8} {'p95':>8} {'ratio':>7} {'target':>7} {'forks':>5} {'execs':>5}  result"]
+def table(rows: list[Row], baselines: dict[str, float], against: Path | None) -> str:
+    lines = ["baselines (median ms): " + ", ".join(f"{k} {v:.2f}" for k, v in baselines.items()), ""]
+    if against:
+        lines += [f"hot paths against {against} (old), in the same rounds", ""]
+    head = f"{'case':58} {'median':>8} {'p95':>8} {'ratio':>7} {'cpu x':>6} {'target':>13} {'forks':>5} {'execs':>5}"
+    lines.append(head + (f" {'old ms':>8} {'old x':>7} {'old cpu':>7} {'old f':>5}" if against else "") + "  result")
+
+    def num(v: float | int | None, fmt: str) -> str:
+        return "" if v is None else format(v, fmt)
+
     for r in rows:
-        target = "" if r.target is None else f"{r.target:g}"
+        target = r.target_text or ("" if r.target is None else f"{r.target:g}")
         result = "" if r.met is None else ("ok" if r.met else "MISSED")
-        lines.append(f"{r.name:52} {r.median_ms:8.2f} {r.p95_ms:8.2f} {r.ratio:7.2f} {target:>7} "
-                     f"{'' if r.forks is None else r.forks:>5} {'' if r.execs is None else r.execs:>5}  {result}")
+        line = (f"{r.name:58} {r.median_ms:8.2f} {r.p95_ms:8.2f} {r.ratio:7.2f} {num(r.cpu_ratio, '.2f'):>6} "
+                f"{target:>13} {num(r.forks, 'd'):>5} {num(r.execs, 'd'):>5}")
+        if against:
+            line += (f" {num(r.old_ms, '.2f'):>8} {num(r.old_ratio, '.2f'):>7} {num(r.old_cpu_ratio, '.2f'):>7}"
+                     f" {num(r.old_forks, 'd'):>5}")
+        lines.append(line + "  " + result)
     return "\n".join(lines)
 
 
-def main() -> int:
+def arguments(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="bench", description="time the rendered scripts against a bare shell")
+    ap.add_argument("--against", type=Path, help="an older dist/ whose hot paths run in the same rounds")
+    ap.add_argument("--only", default="", help="run only the cases whose name matches this regex")
+    ap.add_argument("--rounds", type=int, default=120, help="interleaved rounds of the hot paths (default 120)")
+    ap.add_argument("--hot", action="store_true", help="the hot paths only")
+    args = ap.parse_args(argv)
+    if args.against:
+        args.against = args.against.resolve()
+        if not (args.against / "bin" / "squid" / "pd-hook-pre-tool").exists():
+            ap.error(f"{args.against} is not a rendered dist/ tree")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(argv)
     if not (SQUID / "pd-hook-pre-tool").exists():
         print("bench: dist/ is not rendered; run make render", file=sys.stderr)
         return 1
     OUT.mkdir(parents=True, exist_ok=True)
+    only = re.compile(args.only)
     with tempfile.TemporaryDirectory(prefix="hookshape-bench-") as raw:
         tmp = Path(raw)
         todo, env, project = cases(tmp)
-        baselines = {}
-        for name, argv in (("dash -c :", [which("dash"), "-c", ":"]),
-                           ("busybox sh -c :", [which("busybox"), "sh", "-c", ":"]),
-                           ("bash -c :", [which("bash"), "-c", ":"])):
-            baselines[name] = measure(Case(name, argv, runs=200), env, project)[0]
-        bare = baselines["dash -c :"]
-        rows = []
-        for case in todo:
-            median, p95 = measure(case, env, project)
-            forks, execs = count_forks(case, env, project)
-            ratio = median / bare
-            rows.append(Row(case.name, case.group, median, p95, ratio, case.target, forks, execs,
-                            None if case.target is None else ratio <= case.target))
-        rows += gate_cases(tmp, env, project)
-        rows += hook_cases(tmp, env, project, bare)
-        rows += adversarial_cases(tmp, env, project)
-        rows += halt_size_rows(tmp, env, project, bare)
-        rows += matrix_rows(tmp, env, project, bare)
-    report = table(rows, baselines)
+        hot = [h for h in hot_cases(tmp, env, project, args.against) if only.search(h.name)]
+        rows, bare = hot_rows(hot, env, project, args.rounds, Path(env["PD_HOME"]))
+        baselines = {"dash -c : (hot rounds)": bare}
+        if not args.hot:
+            for name, argv_ in (("dash -c :", [which("dash"), "-c", ":"]),
+                                ("busybox sh -c :", [which("busybox"), "sh", "-c", ":"]),
+                                ("bash -c :", [which("bash"), "-c", ":"])):
+                baselines[name] = measure(Case(name, argv_, runs=200), env, project)[0]
+            bare = baselines["dash -c :"]
+            rows += other_rows([c for c in todo if only.search(c.name)], env, project, bare)
+            rows += [r for r in gate_cases(tmp, env, project) if only.search(r.name)]
+            rows += [r for r in hook_cases(tmp, env, project, bare) if only.search(r.name)]
+            rows += [r for r in adversarial_cases(tmp, env, project) if only.search(r.name)]
+            rows += [r for r in halt_size_rows(tmp, env, project, bare) if only.search(r.name)]
+    report = table(rows, baselines, args.against)
     print(report)
     missed = [r.name for r in rows if r.met is False]
     print(f"\n{len(rows)} cases, {len(missed)} missed targets" + (": " + "; ".join(missed) if missed else ""))
@@ -553,6 +708,17 @@ def main() -> int:
                                                indent=2) + "\n")
     (OUT / "bench.txt").write_text(report + "\n")
     return 0
+
+
+def other_rows(todo: list[Case], env: dict[str, str], project: Path, bare: float) -> list[Row]:
+    rows = []
+    for case in todo:
+        median, p95_ = measure(case, env, project)
+        forks, execs = count_forks(case, env, project)
+        ratio = median / bare
+        rows.append(Row(case.name, case.group, median, p95_, ratio, case.target, forks, execs,
+                        None if case.target is None else ratio <= case.target))
+    return rows
 
 
 if __name__ == "__main__":

@@ -33,8 +33,7 @@ from tests.conformance.oracle import put
 from tests.shells import FAST, MATRIX, ROOT, InTurn, Shell, shell
 from tests.tentaclekit import patch_body
 
-from hookshape.plan import artifacts as plan
-from hookshape.plan import outputs
+from hookshape.plan import outputs, plan
 from hookshape.render import write as writer
 from hookshape.spec.hooks import Group
 from hookshape.spec.load import Loaded, load
@@ -49,7 +48,8 @@ DASH = shell("dash")
 SHELLS: tuple[Shell, ...] = tuple(s for s in MATRIX if s.available)
 # the view's keys as the contract names them (env <PREFIX>_<KEY>; `dir` is <PREFIX>_HOOK_DIR)
 VIEW = ("EVENT", "VENDOR", "TOOL", "TOOL_CLASS", "PATHS", "COMMAND", "CWD", "SESSION", "MESSAGE",
-        "STOP_ACTIVE", "CUT", "HOOK", "HOOK_DIR")
+        "STOP_ACTIVE", "TOOL_INPUT", "TOOL_RESPONSE", "TRANSCRIPT", "PROMPT", "SOURCE", "NOTIFICATION",
+        "SUBAGENT", "CUT", "HOOK", "HOOK_DIR")
 PREFIX = "PD"
 # vendor timeouts far above any deadline here: the spec's margin rule never gets in the way
 VENDOR_TIMEOUT_MS = 600_000
@@ -132,17 +132,19 @@ class Tree:
     def gate(self, event: str) -> Path:
         return self.out / "bin" / self.group(event).name
 
-    def adapter(self, event: str) -> Path:
-        return self.out / "bin" / self.loaded.spec.harness.tentacle_dir / self.group(event).name
+    def program(self, event: str) -> Path:
+        """The awk program of the event's gate."""
+        return self.out / "bin" / self.loaded.spec.harness.tentacle_dir / f"{self.group(event).name}.awk"
 
     def hook_dir(self, hook: str) -> Path:
         return self.out / "bin" / self.loaded.spec.harness.tentacle_dir / f"{hook}.d"
 
-    def cell(self, event: str, vendor: str) -> dict[str, str]:
+    def cell(self, event: str, vendor: str, answer: str = "") -> dict[str, str]:
         """The CAPABILITIES.json cell of this event's gate on a vendor."""
         cells = json.loads((self.out / "CAPABILITIES.json").read_text())["capabilities"]
         name = self.group(event).name
-        return next(c for c in cells if c["tentacle"] == name and c["vendor"] == vendor)
+        return next(c for c in cells if c["tentacle"] == name and c["vendor"] == vendor
+                    and c.get("answer", "") == answer)
 
     def copy(self, dest: Path) -> Tree:
         shutil.copytree(self.out, dest, symlinks=True)
@@ -151,7 +153,7 @@ class Tree:
 
 def render(spec: Path, out: Path) -> Tree:
     loaded = load(spec)
-    writer.write_plan(out, plan.build(loaded))
+    writer.write_plan(out, plan.build(loaded).artifacts)
     return Tree(loaded, out)
 
 
@@ -176,6 +178,19 @@ def event_doc(vendor: str, event: Event, cwd: Path | str, session: str = "sess-1
         if p.turn_marker:
             put(doc, _steps(p.turn_marker), 0)
     return doc
+
+
+def compact(value: Any) -> str:
+    """A value as the view's JSON fields hold it: compact, plain ASCII."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+
+
+def tool_input_of(vendor: str, doc: dict[str, Any]) -> str:
+    """The <PREFIX>_TOOL_INPUT of a tool event built here."""
+    value: Any = doc
+    for step in _steps(PROFILES[vendor].payload.tool_input):
+        value = value[step]
+    return compact(value)
 
 
 def tool_doc(vendor: str, event: Event, tool: str, args: dict[str, Any], cwd: Path | str) -> dict[str, Any]:

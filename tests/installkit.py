@@ -11,7 +11,7 @@ import stat
 import subprocess
 import sys
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from hookshape.cli import cli
 from hookshape.edit.managed import commands
 from hookshape.errors import HookshapeError
+from hookshape.install import fsops
 from hookshape.spec.load import Loaded, load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,3 +215,62 @@ def without_ours(value: Any) -> Any:
 def _mine(value: Any) -> bool:
     found = list(commands(value))
     return bool(found) and all(c.startswith(f"{PROVIDER}=") for c in found)
+
+
+def restore(home: Path, state: Snapshot) -> None:
+    """Put a home back as a snapshot holds it (kinds, modes, bytes)."""
+    shutil.rmtree(home)
+    home.mkdir()
+    for rel, (kind, mode, data) in sorted(state.items()):
+        path = home / rel
+        if kind == "dir":
+            path.mkdir()
+        elif kind == "file":
+            assert data is not None
+            path.write_bytes(data)
+        else:
+            assert data is not None
+            path.symlink_to(data.decode())
+        path.chmod(mode) if kind != "link" else None
+    for rel, (kind, mode, _) in state.items():
+        if kind == "dir":
+            (home / rel).chmod(mode)
+
+
+def changes(run: Callable[[], object]) -> int:
+    """How many changes on disk a run makes (fsops.before_change calls)."""
+    count = [0]
+
+    def step(_what: str) -> None:
+        count[0] += 1
+
+    fsops.before_change = step
+    try:
+        run()
+    finally:
+        fsops.before_change = fsops._nothing
+    return count[0]
+
+
+@contextmanager
+def kill_points(home: Path) -> Iterator[Callable[[str, int], bool]]:
+    """killed(verb, n): run install or uninstall on `home` in a process killed just before its
+    n-th change (tests/killpoint.py); True when it died there, False when it made fewer."""
+    server = subprocess.Popen([sys.executable, "-m", "tests.killpoint", str(home)], cwd=ROOT,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env={k: v for k, v in os.environ.items() if k not in SCRUB})
+    assert server.stdin is not None and server.stdout is not None
+
+    def killed(verb: str, step: int) -> bool:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(f"{verb} {step}\n")
+        server.stdin.flush()
+        answer = server.stdout.readline().strip()
+        assert answer in ("killed", "finished"), answer
+        return answer == "killed"
+
+    try:
+        yield killed
+    finally:
+        server.stdin.close()
+        server.wait(timeout=60)

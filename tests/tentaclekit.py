@@ -32,7 +32,7 @@ from tests.scratch import short_root
 from tests.shells import AWK_PREFER, CORE, FIXTURES, ROOT, VENDORS, Shell, shell
 
 from hookshape.plan import outputs
-from hookshape.render.jinja import codes
+from hookshape.plan.jinja import codes
 from hookshape.spec.load import load
 from hookshape.spec.profiles import load_profiles
 
@@ -329,7 +329,7 @@ B32 = "0123456789ABCDEFGHIJKLMNOPQRSTUV"
 
 
 def suffix(path: str, cut: int | None = None) -> str:
-    """The lock key suffix of a path (README, "Lock keys"), as pa_suffix computes it: a plain path
+    """The lock key suffix of a path (docs/default-harness.md, "Lock keys"), as pa_suffix computes it: a plain path
     (lower-case [a-z0-9] segments, one dot, in the last segment) that fits keeps the readable key
     (/repo/src/auth.ts -> REPO_SRC_AUTH_TS); any other path gets the tail of the upper-cased form
     (non-alphanumeric runs -> _), "__" and two 31-bit polynomial hashes of its bytes."""

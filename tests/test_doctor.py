@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -197,12 +199,70 @@ def test_codex_old_feature_key(wired: Path) -> None:
     assert any("features.codex_hooks" in m for m in messages(data, "codex", "old-switch"))
 
 
-def test_codex_untrusted_then_trusted(wired: Path) -> None:
-    assert codes(report(wired, "--vendor", "codex"), "codex")["untrusted"] == "warn"
+def codex_records(config: Path, disabled: str = "") -> str:
+    """The [hooks.state] records Codex's /hooks review writes for every hook of the file: keyed
+    `<file>:<event_snake>:<group>:<handler>`, hashed as sha256 of the compact key-sorted JSON of
+    the definition (Codex 0.171.0; the timeout as Codex bounds it: SessionEnd 1 s by default, at
+    most 3); a hook whose command contains `disabled` gets `enabled = false` too."""
+    data = tomllib.loads(config.read_text())
+    out = []
+    for event, groups in data["hooks"].items():
+        if event == "state":
+            continue
+        snake = re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
+        for g, group in enumerate(groups):
+            for h, handler in enumerate(group["hooks"]):
+                timeout = handler.get("timeout", 1 if event == "SessionEnd" else 600)
+                timeout = min(timeout, 3) if event == "SessionEnd" else timeout
+                one = {"type": handler["type"], "command": handler["command"], "timeout": timeout,
+                       "async": handler.get("async", False)}
+                definition = {"event_name": snake, "hooks": [one]}
+                if "matcher" in group:
+                    definition["matcher"] = group["matcher"]
+                text = json.dumps(definition, sort_keys=True, separators=(",", ":"))
+                digest = hashlib.sha256(text.encode()).hexdigest()
+                off = "enabled = false\n" if disabled and disabled in handler["command"] else ""
+                out.append(f'[hooks.state."{config}:{snake}:{g}:{h}"]\n{off}trusted_hash = "sha256:{digest}"\n')
+    return "\n" + "\n".join(out)
+
+
+def test_codex_untrusted_then_trusted_then_changed(wired: Path) -> None:
     config = wired / ".codex/config.toml"
-    config.write_text(config.read_text() + '\n[hooks.state."pd-hook-stop:Stop"]\n'
-                      'trusted_hash = "sha256:0123abcd"\n')
-    assert "untrusted" not in codes(report(wired, "--vendor", "codex"), "codex")
+    data = report(wired, "--vendor", "codex")
+    assert codes(data, "codex")["untrusted"] == "warn"
+    [said] = messages(data, "codex", "untrusted")
+    assert said.startswith(f"{config}: no trust record for ")
+    for gate, event in (("prompt", "UserPromptSubmit"), ("pre-tool", "PreToolUse"), ("stop", "Stop")):
+        assert f"pd-hook-{gate} on {event}" in said
+    assert "bash-guard" not in said  # someone else's hook: not the harness's business
+    config.write_text(config.read_text() + codex_records(config))
+    found = codes(report(wired, "--vendor", "codex"), "codex")
+    assert not {"untrusted", "trust-changed", "trust-disabled"} & set(found), found
+    edit(config, "timeout = 5", "timeout = 6")  # our first entry changed since it was reviewed
+    data = report(wired, "--vendor", "codex")
+    assert codes(data, "codex")["trust-changed"] == "warn" and "untrusted" not in codes(data, "codex")
+    assert "pd-hook-prompt on UserPromptSubmit hold another hash" in messages(data, "codex", "trust-changed")[0]
+
+
+def test_codex_hook_disabled_in_its_trust_record(wired: Path) -> None:
+    config = wired / ".codex/config.toml"
+    config.write_text(config.read_text() + codex_records(config, disabled="pd-hook-stop"))
+    data = report(wired, "--vendor", "codex")
+    assert codes(data, "codex")["trust-disabled"] == "error" and data["exit"] == 1
+    assert "disables pd-hook-stop on Stop (enabled = false)" in messages(data, "codex", "trust-disabled")[0]
+
+
+def test_codex_project_hooks_need_the_project_trusted(home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "repo" / "sub"
+    project.mkdir(parents=True)
+    (tmp_path / "repo" / ".git").mkdir()  # the project's root is the repository's
+    assert install(home, "--vendor", "codex", "--scope", "project", "--project", str(project)).code == 0
+    data = report(home, "--vendor", "codex", "--project", str(project))
+    assert codes(data, "codex")["project-untrusted"] == "error"
+    assert f'projects."{tmp_path / "repo"}".trust_level = "trusted"' in messages(data, "codex", "project-untrusted")[0]
+    user = home / ".codex/config.toml"
+    user.write_text(user.read_text() + f'\n[projects."{tmp_path / "repo"}"]\ntrust_level = "trusted"\n')
+    assert "project-untrusted" not in codes(report(home, "--vendor", "codex", "--project", str(project)), "codex")
 
 
 def test_gemini_auth_not_selected(wired: Path) -> None:
@@ -316,20 +376,24 @@ def test_auth_check_comes_from_the_profile_fields(wired: Path, tmp_path: Path) -
 
 
 def test_trust_check_comes_from_the_profile_fields(wired: Path, tmp_path: Path) -> None:
+    trust_keys = ('trust_hash = "definition-sha256"', 'trust_entry = "{file}:{event_snake}:{group}:{handler}"')
     folder = profile_copy(tmp_path, "codex", 'trust_table = "hooks.state"', 'trust_table = ""')
     edit(folder / "codex.toml", 'trust_key = "trusted_hash"', 'trust_key = ""')
+    for line in trust_keys:
+        edit(folder / "codex.toml", line, "")
     assert "untrusted" not in codes(
         report(wired, "--vendor", "codex", "--profiles", str(folder)), "codex")
+    # a table and a key but no hash rule: any record with the key counts
     config = wired / ".codex/config.toml"
-    config.write_text(config.read_text() + '\n[hooks.state."pd-hook-stop:Stop"]\n'
-                      'reviewed = "yes"\n')
+    config.write_text(config.read_text() + '\n[hooks.state."pd-hook-stop:Stop"]\nreviewed = "yes"\n')
     folder = profile_copy(tmp_path, "codex", 'trust_key = "trusted_hash"', 'trust_key = "reviewed"')
+    for line in trust_keys:
+        edit(folder / "codex.toml", line, "")
     assert "untrusted" not in codes(
         report(wired, "--vendor", "codex", "--profiles", str(folder)), "codex")
-    data = report(wired, "--vendor", "codex")  # the shipped key: trusted_hash, still missing
+    data = report(wired, "--vendor", "codex")  # the shipped rule: no record matches an entry
     assert codes(data, "codex")["untrusted"] == "warn"
-    assert any("hooks.state" in m and "trusted_hash" in m
-               for m in messages(data, "codex", "untrusted"))
+    assert any(str(config) in m for m in messages(data, "codex", "untrusted"))
 
 
 def test_also_read_file_is_checked(wired: Path) -> None:
@@ -512,3 +576,136 @@ def test_a_fail_closed_switch_on_our_entry_is_an_error(wired: Path) -> None:
 
 def test_codex_explains_the_retrust_a_change_causes(wired: Path) -> None:
     assert codes(report(wired, "--vendor", "codex"), "codex")["retrust-after-change"] == "info"
+
+
+# -- the field's silent failures ---------------------------------------------------------------
+
+
+def add_claude_hook(home: Path, event: str, matcher: str | None, command: str) -> None:
+    settings = home / ".claude/settings.json"
+    data = json.loads(settings.read_text())
+    group: dict[str, Any] = {"hooks": [{"type": "command", "command": command}]}
+    if matcher is not None:
+        group["matcher"] = matcher
+    data["hooks"].setdefault(event, []).append(group)
+    settings.write_text(json.dumps(data, indent=2))
+
+
+def test_claude_says_where_its_settings_hooks_run(wired: Path) -> None:
+    data = report(wired, "--vendor", "claude")
+    assert codes(data, "claude")["where-hooks-run"] == "info"
+    assert "setting sources" in messages(data, "claude", "where-hooks-run")[0]
+    assert "sdk-host" not in codes(data, "claude")
+
+
+@pytest.mark.parametrize(("entrypoint", "warned"), [("sdk-ts", True), ("sdk-py", True),
+                                                    ("claude-vscode", True), ("cli", False)])
+def test_claude_inside_an_agent_sdk_host(wired: Path, entrypoint: str, warned: bool) -> None:
+    data = report(wired, "--vendor", "claude", env={"CLAUDE_CODE_ENTRYPOINT": entrypoint})
+    assert ("sdk-host" in codes(data, "claude")) is warned
+    if warned:
+        assert f"CLAUDE_CODE_ENTRYPOINT={entrypoint}" in messages(data, "claude", "sdk-host")[0]
+
+
+@pytest.mark.parametrize(("matcher", "bare"), [("mcp__github", ["mcp__github"]),
+                                               ("Bash|mcp__github|mcp__linear", ["mcp__github", "mcp__linear"]),
+                                               ("mcp__github__.*", []), ("mcp__github__create_issue", []),
+                                               ("^mcp__github", [])])
+def test_claude_mcp_server_matcher_without_a_tool_part(wired: Path, matcher: str, bare: list[str]) -> None:
+    add_claude_hook(wired, "PreToolUse", matcher, "/opt/mcp-audit/audit.sh")
+    found = messages(report(wired, "--vendor", "claude"), "claude", "mcp-matcher")
+    assert [m.split("the matcher names ", 1)[1].split(",", 1)[0] for m in found] == bare
+    assert all("match mcp__" not in m for m in found)  # the fix is its own line
+
+
+def plugin(home: Path, key: str, servers: dict[str, Any], where: str = ".mcp.json") -> Path:
+    """A Claude Code plugin installed as `claude plugin install` leaves it (2.1.332)."""
+    name, market = key.split("@")
+    root = home / ".claude/plugins/cache" / market / name / "0.1.0"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin/plugin.json").write_text(json.dumps({"name": name, "version": "0.1.0"}))
+    if where == ".mcp.json":
+        (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    else:
+        (root / ".claude-plugin/plugin.json").write_text(json.dumps({"name": name, "mcpServers": servers}))
+    index = home / ".claude/plugins/installed_plugins.json"
+    data = json.loads(index.read_text()) if index.exists() else {"version": 2, "plugins": {}}
+    data["plugins"][key] = [{"scope": "user", "installPath": str(root), "version": "0.1.0",
+                             "installedAt": "2026-12-04T16:39:57.329Z"}]
+    index.write_text(json.dumps(data, indent=2))
+    return root
+
+
+@pytest.mark.parametrize("where", [".mcp.json", "plugin.json"])
+def test_claude_matcher_misses_a_plugin_bundled_mcp_server(wired: Path, where: str) -> None:
+    plugin(wired, "gh-tools@acme", {"github": {"command": "npx", "args": ["github-mcp"]}}, where)
+    add_claude_hook(wired, "PreToolUse", "mcp__github__.*", "/opt/mcp-audit/audit.sh")
+    data = report(wired, "--vendor", "claude")
+    [said] = messages(data, "claude", "plugin-mcp-names")
+    assert "the MCP server github comes from the plugin gh-tools" in said
+    assert "mcp__plugin_gh-tools_github__<tool>" in said
+
+
+def test_a_matcher_that_names_the_plugin_tools_or_a_disabled_plugin_is_fine(wired: Path) -> None:
+    plugin(wired, "gh-tools@acme", {"github": {"command": "npx"}})
+    add_claude_hook(wired, "PreToolUse", "mcp__github__.*|mcp__plugin_gh-tools_github__.*", "/opt/a.sh")
+    assert "plugin-mcp-names" not in codes(report(wired, "--vendor", "claude"), "claude")
+    add_claude_hook(wired, "PreToolUse", "mcp__github__.*", "/opt/b.sh")
+    assert "plugin-mcp-names" in codes(report(wired, "--vendor", "claude"), "claude")
+    settings = wired / ".claude/settings.json"
+    data = json.loads(settings.read_text())
+    data["enabledPlugins"] = {"gh-tools@acme": False}
+    settings.write_text(json.dumps(data, indent=2))
+    assert "plugin-mcp-names" not in codes(report(wired, "--vendor", "claude"), "claude")
+
+
+def test_gemini_skips_an_event_name_of_another_vendor(wired: Path) -> None:
+    settings = wired / ".gemini/settings.json"
+    data = json.loads(settings.read_text())
+    guard = {"matcher": "write_file", "hooks": [{"type": "command", "command": "/opt/guard.sh"}]}
+    data["hooks"]["PreToolUse"] = [guard]  # Claude Code's name: Gemini CLI skips it
+    data["hooks"]["OnSave"] = [guard]  # nobody's
+    data["hooks"]["BeforeModel"] = [guard]  # Gemini's own, beside the four roles
+    data["hooks"]["disabled"] = ["old-hook"]  # a setting, not an event
+    settings.write_text(json.dumps(data, indent=2))
+    found = report(wired, "--vendor", "gemini")
+    said = messages(found, "gemini", "unknown-event")
+    assert len(said) == 2, said
+    assert said[0].endswith("hooks.PreToolUse is no Gemini CLI event (PreToolUse is the pre_tool event of "
+                            "Antigravity, Claude Code, Codex CLI, Factory Droid, Kimi Code CLI and "
+                            "Qwen Code; here it is BeforeTool): it skips these hooks, so they never run"), said[0]
+    assert "hooks.OnSave is no Gemini CLI event: it skips" in said[1]
+    assert "bad-shape" not in codes(found, "gemini")
+
+
+def test_copilot_runs_the_projects_claude_settings_too(wired: Path, tmp_path: Path) -> None:
+    claude = tmp_path / ".claude/settings.json"
+    claude.parent.mkdir()
+    claude.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/opt/n.sh"}]}]}}))
+    data = report(wired, "--vendor", "copilot")
+    assert codes(data, "copilot")["also-runs"] == "info" and "double-run" not in codes(data, "copilot")
+    assert install(wired, "--vendor", "claude", "--scope", "project", "--project", str(tmp_path)).code == 0
+    data = report(wired, "--vendor", "copilot")
+    assert codes(data, "copilot")["double-run"] == "warn"
+    [said] = messages(data, "copilot", "double-run")
+    assert said.startswith(f"{claude} (Claude Code's) holds 3 giant-squid entries (pd-hook-pre-tool, "
+                           "pd-hook-prompt, pd-hook-stop), and Copilot CLI also runs that file's hooks")
+    assert "each of those gates runs twice" in said
+
+
+def test_another_installers_command_registered_twice(wired: Path) -> None:
+    add_claude_hook(wired, "Stop", None, "/opt/notify/done.sh --quiet")
+    add_claude_hook(wired, "Stop", None, "/opt/notify/done.sh --quiet")  # identical: Claude runs it once
+    assert "duplicate-command" not in codes(report(wired, "--vendor", "claude"), "claude")
+    add_claude_hook(wired, "Stop", None, "sh /opt/notify/../notify/done.sh --quiet")  # the same, spelled otherwise
+    [said] = messages(report(wired, "--vendor", "claude"), "claude", "duplicate-command")
+    assert "registered 3 times on Stop" in said and "runs it 2 times per event" in said
+
+
+def test_codex_runs_a_duplicate_as_often_as_it_is_registered(wired: Path) -> None:
+    config = wired / ".codex/config.toml"
+    config.write_text(config.read_text() + '\n[[hooks.PreToolUse]]\nmatcher = "Bash"\n\n'
+                      '[[hooks.PreToolUse.hooks]]\ntype = "command"\n'
+                      'command = "/usr/local/bin/bash-guard --strict"\ntimeout = 10\n')
+    [said] = messages(report(wired, "--vendor", "codex"), "codex", "duplicate-command")
+    assert "registered 2 times on PreToolUse" in said and "runs it 2 times per event" in said

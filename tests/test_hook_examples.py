@@ -34,9 +34,11 @@ from tests.hookkit import (
     shell_doc,
     shells_by_dialect,
     stop_doc,
+    tool_doc,
 )
 from tests.installkit import hs
 from tests.shells import FAST, ROOT, InTurn, Shell, crossed, wait_until
+from tests.tentaclekit import patch_body
 from tests.test_spec import hookshape
 
 from hookshape.plan import outputs
@@ -138,7 +140,8 @@ def test_the_example_validates_and_renders(name: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     loaded = load(spec)
     sub = out / "bin" / loaded.spec.harness.tentacle_dir
-    scripts = [p for g in loaded.spec.groups() for p in (out / "bin" / g.name, sub / g.name)]
+    scripts = [out / "bin" / g.name for g in loaded.spec.groups()]
+    assert all((sub / f"{g.name}.awk").is_file() for g in loaded.spec.groups())
     assert loaded.spec.groups() and all(p.is_file() and p.stat().st_mode & 0o111 for p in scripts)
     for hook in loaded.spec.hooks:
         for file in hook.files:
@@ -153,11 +156,25 @@ def test_the_example_validates_and_renders(name: str, tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- minimal --
 
 
+def cut_block(cut: str) -> str:
+    return f"BLOCKED: this call is too large to check whole (cut: {cut}); split it into smaller ones."
+
+
 def minimal_calls(vendor: str) -> list[tuple[str, dict[str, Any], str | None]]:
-    return [("edit /proj/.env", edit_doc(vendor, "/proj/.env", PROJ), ENV_BLOCK),
-            ("rm -rf /", shell_doc(vendor, "rm -rf /", PROJ), RM_BLOCK),
-            ("edit /proj/app.py", edit_doc(vendor, "/proj/app.py", PROJ), None),
-            ("ls", shell_doc(vendor, "ls", PROJ), None)]
+    calls = [("edit /proj/.env", edit_doc(vendor, "/proj/.env", PROJ), ENV_BLOCK),
+             ("rm -rf /", shell_doc(vendor, "rm -rf /", PROJ), RM_BLOCK),
+             ("edit /proj/app.py", edit_doc(vendor, "/proj/app.py", PROJ), None),
+             ("ls", shell_doc(vendor, "ls", PROJ), None),
+             # the dangerous part past the bound of a view value: the guard sees the cut
+             ("echo 200 KB; rm -rf /", shell_doc(vendor, "echo " + "x" * 200_000 + "; rm -rf /", PROJ),
+              cut_block("command tool_input"))]
+    if PROFILES[vendor].payload.patch_field:
+        # 64 harmless files, then .env: one past matrix.targets_max
+        tool = next(t for t in PROFILES[vendor].tools.edit if "atch" in t)
+        many = tool_doc(vendor, "pre_tool", tool, {PROFILES[vendor].payload.patch_field: patch_body(
+            *[("Update", f"f{i}.py") for i in range(64)], ("Update", ".env"))}, PROJ)
+        calls.append(("a patch of 65 files", many, cut_block("paths")))
+    return calls
 
 
 def reminder(tree: Tree) -> str:
@@ -184,7 +201,7 @@ def test_minimal_reminds_at_the_prompt_through_its_gate(vendor: str, bare: Box,
         assert answer(r, vendor, "context", "prompt") == reminder(tree), r.brief()
     else:
         assert_allowed(r, vendor, "prompt")
-        assert tree.cell("prompt", vendor)["level"] == "observe-only"
+        assert tree.cell("prompt", vendor, "context")["level"] == "unsupported"
 
 
 @pytest.mark.parametrize("vendor", VENDORS)

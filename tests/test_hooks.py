@@ -39,6 +39,7 @@ from tests.hookkit import (
     shells_by_dialect,
     stop_doc,
     tool_doc,
+    tool_input_of,
     write_spec,
 )
 from tests.installkit import hs
@@ -71,11 +72,13 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     # fail open: a hook that crashes or hangs, then one that runs after it
     "open": [probe("flaky", "pre_tool", deadline_ms=HANG_MS), probe("after", "pre_tool"),
              probe("flaky-stop", "stop", deadline_ms=HANG_MS)],
-    # fail closed on the events that block (and on prompt, which cannot)
+    # fail closed on the events that block (prompt: where the vendor can refuse a prompt), and on
+    # post_tool, which cannot
     "closed": [probe("guard", "pre_tool", failure="closed", deadline_ms=HANG_MS),
                probe("after", "pre_tool"),
                probe("stop-guard", "stop", failure="closed", deadline_ms=HANG_MS),
-               probe("closed-tip", "prompt", failure="closed", deadline_ms=HANG_MS)],
+               probe("closed-tip", "prompt", failure="closed", deadline_ms=HANG_MS),
+               probe("closed-note", "post_tool", failure="closed", deadline_ms=HANG_MS)],
     # commands that are not there: an absolute path and a name not on PATH
     "missing": [{"name": "gone", "event": "pre_tool", "run": ["/nonexistent/hookshape-test-hook"]},
                 {"name": "nameless", "event": "pre_tool", "run": ["hookshape-test-no-such-command"]},
@@ -120,9 +123,12 @@ def closed_text(tree: Tree, hook: str, why: str) -> str:
 
 def expected_view(box: Box, tree: Tree, vendor: str, event: str, hook: str,
                   **values: str) -> dict[str, str]:
+    prompt = "do it" if event == "prompt" and PROFILES[vendor].payload.prompt else ""
     view = {"EVENT": event, "VENDOR": vendor, "TOOL": "", "TOOL_CLASS": "", "PATHS": "",
             "COMMAND": "", "CWD": str(box.project), "SESSION": "sess-1", "MESSAGE": "",
-            "STOP_ACTIVE": "", "CUT": "", "HOOK": hook, "HOOK_DIR": str(tree.hook_dir(hook))}
+            "STOP_ACTIVE": "", "TOOL_INPUT": "", "TOOL_RESPONSE": "", "TRANSCRIPT": "", "PROMPT": prompt,
+            "SOURCE": "", "NOTIFICATION": "", "SUBAGENT": "", "CUT": "", "HOOK": hook,
+            "HOOK_DIR": str(tree.hook_dir(hook))}
     view.update(values)
     return view
 
@@ -149,6 +155,8 @@ def test_stdin_and_view_of_tool_calls_and_stop(sh: Shell, vendor: str, box: Box,
     ]
     for label, event, doc, want in calls:
         hook = f"probe-{event.replace('_', '-')}"
+        if event == "pre_tool":
+            want = {**want, "TOOL_INPUT": tool_input_of(vendor, doc)}
         data = raw(doc)
         r = box.run(tree, event, data, vendor, sh)
         assert_allowed(r, vendor, event)
@@ -171,7 +179,8 @@ def test_view_of_a_read_names_its_paths(vendor: str, sh: Shell, box: Box, trees:
     doc = tool_doc(vendor, "pre_tool", tool, {field: ".env"}, box.project)
     r = box.run(tree, "pre_tool", raw(doc), vendor, sh)
     assert_allowed(r, vendor, "pre_tool")
-    want = {"TOOL": tool, "TOOL_CLASS": "read", "PATHS": f"{box.project}/.env"}
+    want = {"TOOL": tool, "TOOL_CLASS": "read", "PATHS": f"{box.project}/.env",
+            "TOOL_INPUT": tool_input_of(vendor, doc)}
     assert box.view("probe-pre-tool") == expected_view(box, tree, vendor, "pre_tool", "probe-pre-tool", **want)
 
 
@@ -202,7 +211,9 @@ def test_stdin_is_bounded_and_the_view_says_cut(vendor: str, box: Box,
     r = box.run(tree, "pre_tool", data, vendor)
     assert_allowed(r, vendor, "pre_tool")
     assert box.stdin("probe-pre-tool") == data[:bound]
-    assert box.view("probe-pre-tool")["CUT"] == "1"
+    # the cut fields, by name: the event passed the stdin bound, and the command (and the tool's
+    # input as JSON) passed the bound of a value
+    assert box.view("probe-pre-tool")["CUT"] == "event command tool_input"
 
 
 def test_contract_renames_the_view(tmp_path: Path, box: Box) -> None:
@@ -231,7 +242,7 @@ def test_run_words_reach_the_command_as_they_are(tmp_path: Path, box: Box) -> No
     assert (box.marks / "argv").read_text() == "".join(f"{w}|" for w in words)
     shellcheck = ROOT / ".venv" / "bin" / "shellcheck"
     if shellcheck.exists():
-        found = subprocess.run([str(shellcheck), "-s", "sh", str(tree.adapter("pre_tool"))],
+        found = subprocess.run([str(shellcheck), "-s", "sh", str(tree.gate("pre_tool"))],
                                capture_output=True, text=True, check=False)
         assert found.returncode == 0, found.stdout[:2000]
 
@@ -293,7 +304,8 @@ def test_exit_2_on_stop_keeps_the_agent_working(event: Event, vendor: str, box: 
 def test_stdout_of_exit_0_is_context(event: Event, vendor: str, box: Box,
                                      trees: Callable[[str], Tree]) -> None:
     """prompt and session_start: what an allowing hook prints is context, where the vendor has
-    a context channel for the event (else nothing, and CAPABILITIES says observe-only)."""
+    a context channel for the event (else nothing, and CAPABILITIES says the context answer is
+    unsupported there)."""
     tree = trees("probe")
     if not has_event(tree, vendor, event):
         pytest.skip(f"{vendor} has no {event} event")
@@ -302,19 +314,20 @@ def test_stdout_of_exit_0_is_context(event: Event, vendor: str, box: Box,
     r = box.run(tree, event, raw(event_doc(vendor, event, box.project)), vendor)
     if says(vendor, "context", event):
         assert answer(r, vendor, "context", event) == text, r.brief()
-        assert tree.cell(event, vendor)["level"] in ("enforced", "best-effort")
+        assert tree.cell(event, vendor, "context")["level"] in ("enforced", "best-effort")
     else:
         assert_allowed(r, vendor, event)
-        assert tree.cell(event, vendor)["level"] == "observe-only"
+        assert tree.cell(event, vendor, "context")["level"] == "unsupported"
 
 
 @VENDOR_IN_TURN
 @pytest.mark.parametrize("event", ["pre_tool", "post_tool", "stop"])
 def test_stdout_of_exit_0_is_dropped_where_it_is_not_context(event: Event, vendor: str, box: Box,
                                                              trees: Callable[[str], Tree]) -> None:
-    """A hook's own stdout never reaches the vendor as it is: it would be read as an answer."""
+    """A hook's own stdout never reaches the vendor as it is: a text is context on prompt and
+    session_start only, and only a JSON object is an answer."""
     tree = trees("probe")
-    box.do(f"probe-{event.replace('_', '-')}", out='{"decision": "block", "reason": "raw"}\n')
+    box.do(f"probe-{event.replace('_', '-')}", out='decision: block, reason: raw {"x": 1}\n')
     doc = stop_doc(vendor, "done", box.project) if event == "stop" else \
         edit_doc(vendor, "a.py", box.project, event)
     assert_allowed(box.run(tree, event, raw(doc), vendor), vendor, event)
@@ -322,7 +335,7 @@ def test_stdout_of_exit_0_is_dropped_where_it_is_not_context(event: Event, vendo
 
 # fast mode: each event once, the vendors in turn
 @pytest.mark.parametrize(("event", "vendor"),
-                         crossed(["prompt", "session_start", "post_tool", "pre_compact", "session_end"], VENDORS))
+                         crossed(["session_start", "post_tool", "pre_compact", "session_end"], VENDORS))
 def test_exit_2_where_nothing_blocks_is_context(event: Event, vendor: str, box: Box,
                                                 trees: Callable[[str], Tree]) -> None:
     tree = trees("probe")
@@ -337,6 +350,24 @@ def test_exit_2_where_nothing_blocks_is_context(event: Event, vendor: str, box: 
         assert answer(r, vendor, "context", event) == reason, r.brief()
     else:
         assert_allowed(r, vendor, event)
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_exit_2_on_prompt_refuses_it_where_the_vendor_can(vendor: str, box: Box,
+                                                          trees: Callable[[str], Tree]) -> None:
+    """A prompt hook's exit 2 refuses the prompt, the reason shown, on a vendor that can refuse
+    one ([output.block]); elsewhere the reason is context, where the prompt has a channel."""
+    tree = trees("probe")
+    reason = "Not now: the release branch is frozen."
+    box.do("probe-prompt", exit=2, err=reason)
+    r = box.run(tree, "prompt", raw(event_doc(vendor, "prompt", box.project)), vendor)
+    if says(vendor, "block", "prompt"):
+        assert answer(r, vendor, "block", "prompt") == reason, r.brief()
+        assert tree.cell("prompt", vendor, "block")["level"] in ("enforced", "best-effort")
+    elif says(vendor, "context", "prompt"):
+        assert answer(r, vendor, "context", "prompt") == reason, r.brief()
+    else:
+        assert_allowed(r, vendor, "prompt")
 
 
 # ------------------------------------------------------------------- order and matchers --
@@ -511,31 +542,48 @@ def test_a_closed_stop_hook_that_crashes_keeps_the_agent_working(vendor: str, bo
 def test_a_closed_hook_fails_open_where_its_event_cannot_block(vendor: str, box: Box,
                                                                trees: Callable[[str], Tree]) -> None:
     tree = trees("closed")
-    box.do("closed-tip", exit=3)
-    r = box.run(tree, "prompt", raw(event_doc(vendor, "prompt", box.project)), vendor)
-    assert_allowed(r, vendor, "prompt")
-    assert_one_failure(box, tree, "prompt")
-    assert "closed-tip fails open here" in tree.cell("prompt", vendor)["reason"]
+    box.do("closed-note", exit=3)
+    r = box.run(tree, "post_tool", raw(edit_doc(vendor, "a.py", box.project, "post_tool")), vendor)
+    assert_allowed(r, vendor, "post_tool")
+    assert_one_failure(box, tree, "post_tool")
+    assert "closed-note fails open here" in tree.cell("post_tool", vendor)["reason"]
 
 
 @VENDOR_IN_TURN
-@pytest.mark.parametrize("adapter", ["missing", "crash"])
-def test_a_gate_with_closed_hooks_blocks_when_its_adapter_fails(
-        adapter: str, vendor: str, box: Box, trees: Callable[[str], Tree], tmp_path: Path) -> None:
-    tree = trees("closed").copy(tmp_path / "dist")
-    target = tree.adapter("pre_tool")
-    if adapter == "missing":
-        target.unlink()
+def test_a_closed_prompt_hook_refuses_the_prompt_where_the_vendor_can(
+        vendor: str, box: Box, trees: Callable[[str], Tree]) -> None:
+    """A crash of a fail-closed prompt hook refuses the prompt on a vendor that can refuse one
+    (its [output.block]); elsewhere it fails open, as CAPABILITIES says."""
+    tree = trees("closed")
+    box.do("closed-tip", exit=3)
+    r = box.run(tree, "prompt", raw(event_doc(vendor, "prompt", box.project)), vendor)
+    if says(vendor, "block", "prompt"):
+        assert answer(r, vendor, "block", "prompt") == closed_text(tree, "closed-tip", "it crashed with exit 3")
+        assert "closed-tip fails closed" in tree.cell("prompt", vendor)["reason"]
     else:
-        target.write_text("#!/bin/sh\nexit 3\n")
+        assert_allowed(r, vendor, "prompt")
+        assert_one_failure(box, tree, "prompt")
+        assert "closed-tip fails open here" in tree.cell("prompt", vendor)["reason"]
+
+
+@VENDOR_IN_TURN
+@pytest.mark.parametrize("part", ["program", "lib"])
+def test_a_gate_with_closed_hooks_refuses_when_its_awk_program_is_missing(
+        part: str, vendor: str, box: Box, trees: Callable[[str], Tree], tmp_path: Path) -> None:
+    tree = trees("closed").copy(tmp_path / "dist")
+    sub = tree.out / "bin" / tree.loaded.spec.harness.tentacle_dir
+    (sub / ("lib.awk" if part == "lib" else f"{tree.group('pre_tool').name}.awk")).unlink()
     r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "a.py", box.project)), vendor)
-    why = {"missing": "its adapter is missing", "crash": "its adapter crashed"}[adapter]
+    # with no awk program the gate cannot make the guard's own answer: it says its own
+    why = "its gate could not make its answer (its awk program failed)"
     assert answer(r, vendor, "deny", "pre_tool") == closed_text(tree, tree.group("pre_tool").name, why)
-    # the same failure on a gate without closed hooks allows
+    assert box.ran() == [], "no hook runs on an event no one read"
+    # the same failure on a gate without closed hooks allows, and runs nothing
     open_tree = trees("open").copy(tmp_path / "open")
-    open_tree.adapter("pre_tool").unlink()
+    (open_tree.out / "bin" / tree.loaded.spec.harness.tentacle_dir / "lib.awk").unlink()
     r = box.run(open_tree, "pre_tool", raw(edit_doc(vendor, "a.py", box.project)), vendor)
     assert_allowed(r, vendor, "pre_tool")
+    assert box.ran() == []
 
 
 @VENDOR_IN_TURN

@@ -125,6 +125,7 @@ def test_examples_are_the_files_of_the_example_folder(tmp_path: Path,
     """Adding an example is one file: examples/NAME.toml is the example NAME."""
     (tmp_path / "minimal.toml").write_text("#:schema ./old.json\n# minimal\n", encoding="utf-8")
     (tmp_path / "notes.md").write_text("not a spec\n", encoding="utf-8")
+    (tmp_path / "minimal.tests.toml").write_text("[[tests]]\n", encoding="utf-8")  # its cases
     monkeypatch.setattr(init, "examples_dir", lambda: tmp_path)
     found = init.examples()
     assert list(found) == ["default", "minimal"]
@@ -161,3 +162,33 @@ def test_an_example_with_hook_files_writes_them_beside_the_spec(tmp_path: Path) 
     proc = hs("render", "--out", "out", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "out/bin/hooks/goal-gate.d/goal-and-audit/goal.py").is_file()
+
+
+def test_every_example_ships_its_test_cases() -> None:
+    for name, spec in init.examples().items():
+        if name != "default":
+            assert spec.with_name(f"{name}.tests.toml").is_file(), name
+
+
+def test_an_example_with_test_cases_writes_them_and_they_pass(tmp_path: Path) -> None:
+    """minimal's cases go beside the new spec as hookshape.tests.toml, where `hookshape test`
+    finds them, and they pass (here on one vendor; the suite runs every vendor elsewhere)."""
+    proc = hs("init", "--example", "minimal", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    tests = tmp_path / "hookshape.tests.toml"
+    assert f"{tests}: written (the example's test cases)\n" in proc.stdout
+    assert proc.stdout.endswith("next:\n  hookshape validate\n  hookshape render\n  hookshape test\n")
+    assert tests.read_bytes() == (ROOT / "examples" / "minimal.tests.toml").read_bytes()
+    ran = hs("test", "--vendor", "claude", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert [line[:4] for line in ran.stdout.splitlines()[:-1]] == ["ok  "] * 5 + ["--  "], ran.stdout
+
+
+def test_an_existing_tests_file_is_refused(tmp_path: Path) -> None:
+    tests = tmp_path / "hookshape.tests.toml"
+    tests.write_text("# mine\n", encoding="utf-8")
+    line = one_error(hs("init", "--example", "minimal", cwd=tmp_path))
+    assert line == f"hookshape: error: {tests} exists: pass --force to overwrite it"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hookshape.tests.toml"]
+    assert hs("init", "--example", "minimal", "--force", cwd=tmp_path).returncode == 0
+    assert tests.read_bytes() == (ROOT / "examples" / "minimal.tests.toml").read_bytes()

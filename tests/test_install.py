@@ -9,8 +9,9 @@ import json
 import os
 import re
 import shlex
-import shutil
 import stat
+import subprocess
+import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -21,17 +22,20 @@ from tests.installkit import (
     HARNESS,
     KRAKEN,
     PROVIDER,
+    SCRUB,
     SEEDS,
     SPEC,
-    Snapshot,
+    changes,
     fixture_text,
     hs,
     install,
+    kill_points,
     lines_kept,
     loaded,
     ours,
     parse,
     proc,
+    restore,
     seed,
     snapshot,
     spec_variant,
@@ -40,6 +44,8 @@ from tests.installkit import (
     with_spec,
     without_ours,
 )
+from tests.killpoint import runs
+from tests.shells import FAST
 
 from hookshape.edit import jsonedit as je
 from hookshape.edit.managed import commands
@@ -53,16 +59,6 @@ pytest_plugins = ["tests.installkit"]  # fixtures: home
 VENDORS = tuple(SEEDS)
 GATES = {"pd-hook-prompt", "pd-hook-pre-tool", "pd-hook-stop"}
 COMMAND = re.compile(rf'^{PROVIDER}=(\w+) "(/[^"]+)/bin/([a-z-]+)"$')
-
-
-def flipped(vendor: str) -> str:
-    """The fixture as install leaves it apart from our entries: explicit `false` switches on."""
-    text = fixture_text(vendor)
-    if vendor == "gemini":
-        return text.replace('"enabled": false', '"enabled": true')
-    if vendor == "codex":
-        return text.replace("hooks = false", "hooks = true")
-    return text
 
 
 # --- merge -------------------------------------------------------------------------------
@@ -90,10 +86,10 @@ def test_install_merges_entries_with_absolute_quoted_paths(home: Path) -> None:
 def test_json_configs_keep_everything_outside_our_entries(home: Path, vendor: str) -> None:
     assert install(home).code == 0
     installed = (home / SEEDS[vendor][1]).read_text(encoding="utf-8")
-    assert lines_kept(flipped(vendor), installed)
-    assert without_ours(json.loads(installed)) == json.loads(flipped(vendor))
-    assert list(json.loads(installed))[:len(json.loads(flipped(vendor)))] == \
-        list(json.loads(flipped(vendor)))
+    assert lines_kept(fixture_text(vendor), installed)
+    assert without_ours(json.loads(installed)) == json.loads(fixture_text(vendor))
+    assert list(json.loads(installed))[:len(json.loads(fixture_text(vendor)))] == \
+        list(json.loads(fixture_text(vendor)))
 
 
 def test_json_unicode_escapes_and_indentation_survive(home: Path) -> None:
@@ -107,10 +103,10 @@ def test_json_unicode_escapes_and_indentation_survive(home: Path) -> None:
 def test_codex_block_is_appended_and_comments_survive(home: Path) -> None:
     assert install(home).code == 0
     text = (home / ".codex/config.toml").read_text(encoding="utf-8")
-    head = flipped("codex")
+    head = fixture_text("codex")
     assert text.startswith(head + "\n# >>> hookshape giant-squid hooks")
     assert text.endswith("# <<< hookshape giant-squid hooks <<<\n")
-    assert "hooks = true   # TODO: turn back on" in text
+    assert "hooks = true   # back on since" in text
     data = tomllib.loads(text)
     assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"].startswith("/usr/local/bin/")
     assert len(data["hooks"]["PreToolUse"]) == 2
@@ -213,6 +209,35 @@ def test_home_from_the_environment(tmp_path: Path) -> None:
     assert len(ours(home / ".claude/settings.json")) == 3
 
 
+# A switch set to false turns off every hook of the file, the user's own too: install says so
+# and turns it on only with --force; uninstall turns it off again.
+SWITCHES = {"codex": ("hooks = true", "hooks = false", "features.hooks"),
+            "gemini": ('"enabled": true', '"enabled": false', "hooksConfig.enabled")}
+
+
+@pytest.mark.parametrize("vendor", sorted(SWITCHES))
+def test_a_switched_off_config_is_turned_on_only_when_forced(home: Path, vendor: str) -> None:
+    on, off, key = SWITCHES[vendor]
+    config = home / SEEDS[vendor][1]
+    config.write_text(fixture_text(vendor).replace(on, off, 1))
+    before = snapshot(home)
+    refused = install(home)
+    assert refused.code == 1
+    assert (f"conflict: {config}: {key} is false, which switches off every hook in this file, "
+            "yours too; pass --force to turn it on (your own hooks there then run again as "
+            "well)\n") in refused.out
+    assert refused.out.endswith("nothing was written; --force goes ahead (edited entries "
+                                "replaced or removed, switched-off hooks turned on)\n")
+    assert snapshot(home) == before
+    forced = install(home, "--force")
+    assert forced.code == 0, forced.err
+    assert (f"{vendor}: {config}: hook entries merged; turned on {key} (it was false: every "
+            "hook in this file runs again, yours too)\n") in forced.out
+    assert on in config.read_text()
+    assert uninstall(home).code == 0
+    assert snapshot(home) == before
+
+
 def test_legacy_switches_are_turned_on_and_back_off(tmp_path: Path) -> None:
     home = tmp_path / "legacy"
     settings = home / ".gemini/settings.json"
@@ -222,7 +247,8 @@ def test_legacy_switches_are_turned_on_and_back_off(tmp_path: Path) -> None:
     codex = home / ".codex/config.toml"
     codex.parent.mkdir()
     codex.write_text("[features]\ncodex_hooks = false # old name\n")
-    assert install(home, "--vendor", "gemini", "--vendor", "codex").code == 0
+    assert install(home, "--vendor", "gemini", "--vendor", "codex").code == 1
+    assert install(home, "--vendor", "gemini", "--vendor", "codex", "--force").code == 0
     data = json.loads(settings.read_text())
     assert data["tools"]["enableHooks"] is True and data["hooks"]["enabled"] is True
     assert len(data["hooks"]["BeforeAgent"]) == 1
@@ -243,7 +269,7 @@ def test_dry_run_writes_nothing(home: Path) -> None:
     assert snapshot(home) == before
     assert f"+++ b{home}/.claude/settings.json" in result.out
     assert "would stage" in result.out and "pd-hook-pre-tool" in result.out
-    assert '-hooks = false   # TODO: turn back on' in result.out
+    assert "+# >>> hookshape giant-squid hooks" in result.out
 
 
 def test_uninstall_dry_run_writes_nothing(home: Path) -> None:
@@ -427,6 +453,76 @@ def test_unknown_vendor_is_a_user_error(home: Path) -> None:
     assert "unknown vendor 'nosuchagent'" in result.err
 
 
+# A harness home (or a state directory in it) that is, or holds, a vendor's config directory,
+# or state in the scripts' directory: refused when the spec is read, or when the install finds
+# the home moved there by its env var; nothing written.
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ('home_default = "~/.port-daddy"', 'home_default = "~/.claude"',
+     "harness.home_default: '~/.claude' is the config directory of Claude Code (~/.claude)"),
+    ('home_default = "~/.port-daddy"', 'home_default = "~/.copilot"',
+     "harness.home_default: '~/.copilot' holds the config directory of Copilot CLI "
+     "(~/.copilot/hooks)"),
+    ('state_dir = "squid"', 'state_dir = "bin"',
+     "harness.state_dir: 'bin' lies in the scripts' directory"),
+    ('health_dir = "squid/health"', 'health_dir = "bin/squid/health"',
+     "gate.health_dir: 'bin/squid/health' lies in the scripts' directory"),
+], ids=["home-is-claude", "home-holds-copilot", "state-dir", "health-dir"])
+def test_a_home_or_state_dir_of_someone_else_is_refused(tmp_path: Path, old: str, new: str,
+                                                        message: str) -> None:
+    spec = spec_variant(tmp_path / "spec", {old: new})
+    result = hs("validate", "--spec", str(spec))
+    assert result.code == 1
+    assert result.err.startswith(f"hookshape: error: {spec}: {message}"), result.err
+
+
+@pytest.mark.parametrize("where", [".claude", ".gemini", ""])
+def test_a_harness_home_moved_onto_a_vendors_config_dir_is_refused(home: Path, where: str) -> None:
+    before = snapshot(home)
+    moved = home / where if where else home
+    result = install(home, env={"PD_HOME": str(moved)})
+    assert result.code == 1
+    assert result.err.startswith(f"hookshape: error: {moved}: the harness home ")
+    assert result.err.endswith(": set PD_HOME to a directory of its own")
+    assert snapshot(home) == before
+
+
+# Every error a run prints names the file it is about (a write that fails on a full disk names
+# none by itself) and ends its line; a report that cannot be written names standard output.
+@pytest.mark.parametrize("nth", [1, 2, 7, 40])
+def test_a_full_disk_names_the_file(home: Path, monkeypatch: pytest.MonkeyPatch, nth: int) -> None:
+    before = snapshot(home)
+    calls = [0]
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        calls[0] += 1
+        if calls[0] == nth:
+            raise OSError(28, "No space left on device")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    result = install(home)
+    monkeypatch.undo()
+    assert result.code == 1
+    match = re.fullmatch(r"hookshape: error: (/\S+): No space left on device(; rolled back: every "
+                         r"file is as it was before this install)?", result.err)
+    assert match, result.err
+    assert Path(match.group(1)).is_relative_to(home)
+    assert snapshot(home) == before
+
+
+# a run's report through its echo (install), and click's own output (--version)
+@pytest.mark.parametrize("args", [("install",), ("--version",)], ids=["install", "version"])
+def test_a_report_that_cannot_be_written_is_one_error_line(home: Path, args: tuple[str, ...]) -> None:
+    more = ("--spec", str(SPEC), "--home", str(home)) if args[0] == "install" else ()
+    with open(os.devnull if not Path("/dev/full").exists() else "/dev/full", "wb") as full:
+        run = subprocess.run([sys.executable, "-m", "hookshape", *args, *more], stdout=full,
+                             stderr=subprocess.PIPE, cwd=home, timeout=120,
+                             env={k: v for k, v in os.environ.items() if k not in SCRUB})
+    assert (run.returncode, run.stderr) == (1, b"hookshape: error: standard output: No space left "
+                                               b"on device\n")
+
+
 # --- the JSON surgical editor ------------------------------------------------------------
 
 STYLES = {
@@ -547,25 +643,6 @@ def _writes(home: Path, run: Callable[[], object], monkeypatch: pytest.MonkeyPat
     return len(hits)
 
 
-def restore(home: Path, state: Snapshot) -> None:
-    shutil.rmtree(home)
-    home.mkdir()
-    for rel, (kind, mode, data) in sorted(state.items()):
-        path = home / rel
-        if kind == "dir":
-            path.mkdir()
-        elif kind == "file":
-            assert data is not None
-            path.write_bytes(data)
-        else:
-            assert data is not None
-            path.symlink_to(data.decode())
-        path.chmod(mode) if kind != "link" else None
-    for rel, (kind, mode, _) in state.items():
-        if kind == "dir":
-            (home / rel).chmod(mode)
-
-
 @pytest.mark.parametrize("where", ["first", "second", "middle", "last"])
 def test_a_failed_install_rolls_back_every_byte(home: Path, monkeypatch: pytest.MonkeyPatch,
                                                  where: str) -> None:
@@ -604,6 +681,37 @@ def test_a_failed_reinstall_or_uninstall_rolls_back(home: Path, monkeypatch: pyt
         assert snapshot(home) == before, verb
     assert uninstall(home, "--force").code == 0
     assert snapshot(home) == pristine
+
+
+# A run killed at any step (SIGKILL, so no rollback of its own) leaves nothing the next run
+# cannot undo or finish: every step of an install and of an uninstall in turn (fast mode: a
+# sample), then the next runs, and the home is byte for byte as it was before the install.
+SWEEP = [pytest.param(verb, 25 if FAST else 1, marks=[] if FAST else [pytest.mark.slow], id=verb)
+         for verb in ("install", "uninstall")]
+
+
+@pytest.mark.parametrize(("verb", "every"), SWEEP)
+def test_a_run_killed_at_any_step_leaves_nothing_behind(home: Path, verb: str, every: int) -> None:
+    run = runs(home)
+    pristine = snapshot(home)
+    if verb == "uninstall":
+        assert run["install"]() == 0
+    start = snapshot(home)
+    total = changes(run[verb])
+    tried = []
+    with kill_points(home) as killed:
+        for step in [*range(1, total + 1, every), total, total + 1]:
+            restore(home, start)
+            assert killed(verb, step) == (step <= total)
+            if verb == "install" and step % 2:
+                assert run["install"]() == 0, step  # undoes the stopped one, then installs
+            try:
+                assert run["uninstall"]() == 0, step
+            except HookshapeError as exc:  # an install stopped before it had made the home
+                assert "no hookshape ledger here" in str(exc), step
+            assert snapshot(home) == pristine, f"{verb} killed before change {step} of {total}"
+            tried.append(step)
+    assert len(tried) >= total // every
 
 
 @pytest.mark.parametrize("folder", [".claude", ".codex"])  # the first vendor, the third
@@ -719,7 +827,7 @@ def commented_gemini() -> str:
     for old, new in (
             ('"vimMode": true,', '"vimMode": true, // I like vim'),
             ('"preferredEditor": "nvim"', '"preferredEditor": "nvim // not a comment"'),
-            ('        "enabled": false,', '        /* off while debugging */ "enabled": false,'),
+            ('        "enabled": true,', '        /* on again */ "enabled": true,'),
             ('    "hooks": {\n', '    "hooks": {\n        // formatters first\n'),
             ('        ]\n    },\n    "mcpServers"', '        ] /* prettier only */\n    },\n'
              '    "mcpServers"')):
@@ -736,12 +844,11 @@ def test_gemini_comments_survive_install_and_uninstall(home: Path) -> None:
     result = install(home, "--vendor", "gemini")
     assert result.code == 0, result.err
     installed = gemini.read_text()
-    flipped_text = text.replace('"enabled": false', '"enabled": true')
     # the comma our first appended event needs goes between the value and its comment
-    flipped_text = flipped_text.replace("] /* prettier only */", "], /* prettier only */")
-    assert lines_kept(flipped_text, installed)
+    kept = text.replace("] /* prettier only */", "], /* prettier only */")
+    assert lines_kept(kept, installed)
     for comment in ("// Gemini settings, kept by hand\n", "// I like vim\n",
-                    "/* off while debugging */", "// formatters first\n",
+                    "/* on again */", "// formatters first\n",
                     "/* prettier only */\n", '"nvim // not a comment"'):
         assert installed.count(comment) == 1, comment
     assert len([c for c in commands(je.loads(installed, gemini, True))

@@ -19,9 +19,10 @@ from tests import clikit
 from tests.tentaclekit import suffix
 
 from hookshape import __version__
+from hookshape.package.common import DEFAULT_EPOCH
+from hookshape.package.tarball import top_name
 from hookshape.plan import outputs
-from hookshape.plan.artifacts import build
-from hookshape.render.package import DEFAULT_EPOCH, top_name
+from hookshape.plan.plan import build
 from hookshape.spec.load import Loaded, load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,7 +136,7 @@ def test_contents_are_the_rendered_spec_plus_install_md_and_the_spec(built: Path
         files = {m.name.removeprefix(top + "/"): tar.extractfile(m).read()  # type: ignore[union-attr]
                  for m in tar.getmembers() if m.isfile()}
         dirs = {m.name for m in tar.getmembers() if m.isdir()}
-    plan = {a.path: a.data for a in build(loaded)}
+    plan = {a.path: a.data for a in build(loaded).artifacts}
     install = files.pop("INSTALL.md").decode()
     assert files.pop("hookshape.toml") == SPEC.read_bytes()  # what `install --from` uses
     assert files == plan

@@ -84,11 +84,13 @@ def test_every_fact_has_a_source_and_a_date(path: Path) -> None:
 def test_profile_raw_toml_has_no_stray_keys(path: Path) -> None:
     """Belt and braces next to extra="forbid": every table of the file is a model section."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    assert set(data) == set(Profile.model_fields), path.name
+    required = {name for name, field in Profile.model_fields.items() if field.is_required()}
+    assert required <= set(data) <= set(Profile.model_fields), path.name
 
 
 OPTIONAL_CONFIG = ("also_read", "legacy_paths", "json_comments", "auth_key",
-                   "auth_value", "auth_env", "trust_table", "trust_key")
+                   "auth_value", "auth_env", "trust_table", "trust_key", "trust_entry", "trust_hash",
+                   "trust_default_timeout", "project_trust", "project_trust_value")
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=SHIPPED_IDS)
@@ -120,12 +122,21 @@ def test_shipped_doctor_contracts() -> None:
     assert found["agy"].config.legacy_paths == ["~/.gemini/antigravity-cli/hooks.json",
                                                 "~/.gemini/hooks.json"]
     codes = {vid: {f.doctor for f in p.facts if f.doctor} for vid, p in found.items()}
-    assert codes["claude"] == {"write-before-read"}
+    assert codes["claude"] == {"write-before-read", "where-hooks-run"}
     assert codes["gemini"] == {"context-escaping", "prompt-refire"}
     assert codes["codex"] == {"block-reason-suffix", "retrust-after-change"}
     # the switch that would turn a gate fail-closed, where the vendor has one
     assert found["claude"].config.fail_closed == {"onFailure": "block"}
     assert found["cursor"].config.fail_closed == {"failClosed": True}
+    # the field's silent failures: trust records, event names, other vendors' files, hosts
+    assert (codex.trust_entry, codex.trust_hash) == ("{file}:{event_snake}:{group}:{handler}",
+                                                     "definition-sha256")
+    assert codex.project_trust == "projects.{root}.trust_level"
+    assert gemini.unknown_events == "skipped" and "BeforeModel" in found["gemini"].events.other
+    assert found["copilot"].config.also_runs == {"claude": [".claude/settings.json",
+                                                            ".claude/settings.local.json"]}
+    assert found["claude"].tools.plugin_mcp_format == "mcp__plugin_{plugin}_{server}__{tool}"
+    assert found["claude"].config.dedup_identical and found["kimi"].config.dedup_identical
 
 
 def test_load_profiles_all_shipped() -> None:

@@ -129,11 +129,11 @@ def test_renders_from_different_cwds_and_spec_copies_are_identical(tmp_path: Pat
 
 
 def test_render_twice_in_process_is_identical() -> None:
-    from hookshape.plan.artifacts import build
+    from hookshape.plan.plan import build
     from hookshape.spec.load import load
 
-    first = [(a.path, a.mode, a.data) for a in build(load(SPEC))]
-    second = [(a.path, a.mode, a.data) for a in build(load(SPEC))]
+    first = [(a.path, a.mode, a.data) for a in build(load(SPEC)).artifacts]
+    second = [(a.path, a.mode, a.data) for a in build(load(SPEC)).artifacts]
     assert first == second
     assert [p for p, _, _ in first] == sorted(p for p, _, _ in first)
 

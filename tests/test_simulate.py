@@ -18,6 +18,8 @@ from hookshape.spec.profiles import Profile
 LOADED = loaded()
 VENDORS = sorted(LOADED.profiles)
 ROLES = ("prompt", "pre_tool", "post_tool", "stop")
+EVENTS = ("session_start", "prompt", "pre_tool", "post_tool", "stop", "subagent_stop", "pre_compact",
+          "session_end")
 
 
 def simulate(*args: str, stdin: str | None = None) -> tuple[int, dict[str, str]]:
@@ -70,16 +72,22 @@ def test_every_vendor_and_role_on_the_builtin_example(vendor: str, role: str) ->
     assert profile.vendor.display in fields["verdict"] or fields["verdict"].startswith("nothing")
 
 
-def test_examples_are_shaped_like_their_vendor() -> None:
-    root = Path(__file__).resolve().parents[1] / "generator/hookshape/examples"
-    for vendor in VENDORS:
-        profile = LOADED.profiles[vendor]
-        for role in ROLES:
-            data = json.loads((root / vendor / f"{role}.json").read_text())
-            if profile.payload.event:
-                assert data[profile.payload.event] == profile.events.of(role)
-            top = profile.payload.session[0].split(".")[0]
-            assert top in data
+EXAMPLES = Path(__file__).resolve().parents[1] / "generator/hookshape/examples"
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_an_example_for_every_event_the_vendor_has(vendor: str) -> None:
+    """One built-in example per event the profile names, none for an event it lacks; each one
+    carries the vendor's event name (where its payloads name it), session and cwd fields."""
+    profile = LOADED.profiles[vendor]
+    have = {p.stem for p in (EXAMPLES / vendor).glob("*.json")}
+    assert have == {e for e in EVENTS if profile.events.of(e)}
+    for event in have:
+        data = json.loads((EXAMPLES / vendor / f"{event}.json").read_text())
+        if profile.payload.event:
+            assert data[profile.payload.event] == profile.events.of(event)
+        assert profile.payload.session[0].split(".")[0] in data
+        assert any(c.split(".")[0] in data for c in profile.payload.cwd) or vendor == "cursor"
 
 
 def test_payload_from_a_file_and_from_stdin(tmp_path: Path) -> None:
@@ -98,7 +106,7 @@ def test_payload_from_a_file_and_from_stdin(tmp_path: Path) -> None:
 def test_gate_runs_in_a_prepared_scratch_home() -> None:
     code, fields = simulate("--vendor", "codex", "--tentacle", "prompt", "--gate")
     assert code == 0
-    assert "(gate pd-hook-prompt)" in fields["script"]
+    assert fields["script"] == "bin/pd-hook-prompt (gate pd-hook-prompt), rendered from the spec in memory"
     assert "scratch" in fields["home"]
     out = obj_of(fields["stdout"])
     assert fields["verdict"].startswith(expected(LOADED.profiles["codex"], "prompt", 0, out))
@@ -119,8 +127,124 @@ def test_a_named_shell_runs_the_script() -> None:
 
 def test_unknown_tentacle_is_a_user_error() -> None:
     result = hs("simulate", "--spec", str(SPEC), "--vendor", "claude", "--tentacle", "nope")
+    assert result.code == 1 and result.out == ""
+    gates = ", ".join(f"{r} (pd-hook-{r.replace('_', '-')})" for r in ROLES)
+    assert result.err == f"hookshape: error: no gate or event 'nope' in {SPEC} (its gates: {gates})"
+
+
+MINIMAL = Path(__file__).resolve().parents[1] / "examples" / "minimal.toml"
+
+
+@pytest.fixture(scope="module")
+def minimal_no_codex(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    spec = tmp_path_factory.mktemp("no-codex") / "hookshape.toml"
+    spec.write_text(MINIMAL.read_text().replace("[vendors.codex]\n", ""))
+    return spec
+MINIMAL_GATES = "prompt (acme-guard-prompt), pre_tool (acme-guard-pre-tool)"
+
+
+@pytest.mark.parametrize("name", ["stop", "session_start", "post-tool"])
+def test_an_event_the_spec_has_no_gate_on_lists_what_it_has(name: str) -> None:
+    result = hs("simulate", "--spec", str(MINIMAL), "--vendor", "claude", "--event", name)
+    assert result.code == 1 and result.out == ""
+    event = name.replace("-", "_")
+    assert result.err == (f"hookshape: error: no hook or tentacle on {event} in {MINIMAL} "
+                          f"(its gates: {MINIMAL_GATES})")
+
+
+def test_an_event_with_two_gates_asks_for_one(tmp_path: Path) -> None:
+    text = SPEC.read_text() + ('\n[[hooks]]\nname = "mine"\nevent = "stop"\n'
+                               'run = ["true"]\n')
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(text)
+    result = hs("simulate", "--spec", str(spec), "--vendor", "claude", "--event", "stop")
     assert result.code == 1
-    assert "no tentacle 'nope'" in result.err
+    assert result.err == (f"hookshape: error: the stop event has 2 gates in {spec}: pd-hook-stop, "
+                          "giant-squid-stop; name one")
+    result = hs("simulate", "--spec", str(spec), "--vendor", "claude", "--event", "giant-squid-stop", "--gate")
+    assert result.code == 0, result.err
+
+
+def test_an_event_the_vendor_lacks_needs_a_payload(tmp_path: Path) -> None:
+    spec = all_events_spec(tmp_path)
+    result = hs("simulate", "--spec", str(spec), "--vendor", "gemini", "--event", "subagent_stop")
+    assert result.code == 1 and result.out == ""
+    assert result.err == ("hookshape: error: Gemini CLI has no subagent_stop event, so it never "
+                          "runs these hooks (its events: session_start, prompt, pre_tool, post_tool, "
+                          "stop, pre_compact, session_end); pass --payload FILE to run them anyway")
+
+
+def test_the_spec_is_rendered_not_a_stale_dist(tmp_path: Path) -> None:
+    """A dist/ beside the spec that an older spec rendered is never what simulate runs."""
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(MINIMAL.read_text())
+    assert hs("render", "--spec", str(spec)).code == 0
+    spec.write_text(MINIMAL.read_text().replace("Reminder: never read", "Reminder, new: never read"))
+    code, fields = simulate_spec(spec, "--vendor", "claude", "--event", "prompt", "--gate")
+    assert code == 0
+    assert fields["verdict"].startswith("Claude Code adds this context to the turn: Reminder, new:")
+
+
+# --- every event of every vendor: a hook on each that says something and exits 2 ----------
+
+SAYS = 'echo "out $AE_EVENT"; echo "why $AE_EVENT" >&2; exit 2'
+
+
+def all_events_spec(folder: Path) -> Path:
+    lines = ['[harness]\nname = "all-events"\nprefix = "ae"\n[gate]\nreadiness = false\n'
+             "armed_roots = false\n[halt]\nenabled = false\n"]
+    for event in EVENTS:
+        lines.append(f'[[hooks]]\nname = "on-{event.replace("_", "-")}"\nevent = "{event}"\n'
+                     f"run = [\"sh\", \"-c\", '{SAYS}']\n")
+    lines += [f"[vendors.{v}]\n" for v in VENDORS]
+    spec = folder / "hookshape.toml"
+    spec.write_text("".join(lines))
+    return spec
+
+
+def simulate_spec(spec: Path, *args: str) -> tuple[int, dict[str, str]]:
+    result = hs("simulate", "--spec", str(spec), *args)
+    fields = {}
+    for line in result.out.splitlines():
+        key, sep, value = line.partition(": ")
+        if sep:
+            fields[key] = value
+    return result.code, fields
+
+
+def expected_reading(profile: Profile, event: str) -> str:
+    """What the vendor makes of `why <event>` on stderr with exit 2 (the adapter's answer)."""
+    name, why = profile.vendor.display, f"why {event}"
+    if event == "pre_tool":
+        return f"{name} blocks the "
+    if event in ("stop", "subagent_stop"):
+        who = "the subagent" if event == "subagent_stop" else "the agent"
+        return f"{name} keeps {who} working with: {why}"
+    if event == "prompt" and outputs.resolved(profile, "block", "prompt") is not None:
+        return f"{name} rejects the prompt and shows: {why}"
+    if outputs.resolved(profile, "context", event) is None:
+        return "nothing happens: "
+    return {"session_start": f"{name} adds this context to the session: ",
+            "prompt": f"{name} adds this context to the turn: ",
+            "post_tool": f"{name} adds this context after the ",
+            }.get(event, f"{name} adds this context (")
+
+
+@pytest.fixture(scope="module")
+def every_event(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return all_events_spec(tmp_path_factory.mktemp("every-event"))
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_every_event_of_every_vendor_has_a_verdict(vendor: str, every_event: Path) -> None:
+    """On every event the vendor has, the built-in example through the gate: a verdict in words,
+    never a traceback, that says what the vendor makes of the hook's exit 2."""
+    profile = LOADED.profiles[vendor]
+    for event in (e for e in EVENTS if profile.events.of(e)):
+        code, fields = simulate_spec(every_event, "--vendor", vendor, "--event", event, "--gate")
+        assert code == 0, (event, fields)
+        assert fields["payload"] == f"built-in example {vendor}/{event}.json"
+        assert fields["verdict"].startswith(expected_reading(profile, event)), (event, fields)
 
 
 # --- the verdict rules, on synthetic runs ------------------------------------------------
@@ -227,7 +351,22 @@ def test_a_vendor_the_spec_disables_is_refused(tmp_path: Path) -> None:
                                  "[vendors.gemini]\nenabled = false"))
     result = hs("simulate", "--spec", str(spec), "--vendor", "gemini", "--tentacle", "stop")
     assert result.code == 1 and result.out == ""
-    assert result.err == f"hookshape: error: {spec}: vendors.gemini is not enabled in the spec"
+    assert result.err == (f"hookshape: error: {spec}: vendors.gemini is not enabled in the spec: "
+                          "set enabled = true under [vendors.gemini]")
+
+
+def test_a_vendor_the_spec_does_not_name_is_refused_with_the_table_to_add(minimal_no_codex: Path) -> None:
+    result = hs("simulate", "--spec", str(minimal_no_codex), "--vendor", "codex", "--event", "prompt")
+    assert result.code == 1 and result.out == ""
+    assert result.err == (f"hookshape: error: {minimal_no_codex}: vendors.codex is not enabled in "
+                          "the spec: add a [vendors.codex] table to it")
+
+
+def test_an_unknown_vendor_gets_the_near_one() -> None:
+    result = hs("simulate", "--spec", str(SPEC), "--vendor", "claud", "--event", "prompt")
+    assert result.code == 1
+    assert result.err.startswith("hookshape: error: unknown vendor 'claud' (did you mean 'claude'? "
+                                 "known: agy, claude,"), result.err
 
 
 def warnings_of(*args: str, stdin: str | None = None) -> tuple[list[str], str]:

@@ -164,7 +164,7 @@ BAD_SPECS = [
         r"tentacles\[3\]\.registered", "bool"),
     Bad("wrong-type-list-for-table", set_key("vendors.claude", [1, 2]), r"vendors\.claude",
         "valid"),
-    # the bounds of the edit gate (README, "Bounds of the edit gate")
+    # the bounds of the edit gate (docs/default-harness.md, "Bounds of the edit gate")
     Bad("suffix-max-too-short-for-a-hash", set_key("matrix.suffix_max", 16), r"matrix\.suffix_max", "24"),
     Bad("path-max-too-small", set_key("matrix.path_max", 10), r"matrix\.path_max", "256"),
     Bad("targets-max-zero", set_key("matrix.targets_max", 0), r"matrix\.targets_max", "1"),
@@ -172,7 +172,7 @@ BAD_SPECS = [
     Bad("reason-max-wrong-type", set_key("matrix.reason_max", "4k"), r"matrix\.reason_max", "integer"),
     # cross-field rules
     Bad("vendor-timeout-below-deadline-plus-margin", vendor_timeout_too_low,
-        r"(vendors\.claude\.timeout_ms|gate\.deadline_ms)", "must be at least"),
+        r"(vendors\.claude\.timeout_ms|gate\.deadline_ms)", "is below 2000"),
     Bad("duplicate-tentacle-names", duplicate_names, r"tentacles(\[\d+\]\.name)?", "duplicate name"),
     Bad("tentacle-named-like-the-awk-library", set_key("tentacles.3.name", "lib"), r"tentacles(\[\d+\]\.name)?",
         "taken by the awk library"),
@@ -382,3 +382,112 @@ def test_spec_model_in_process() -> None:
     for vendor in spec.vendors.values():
         assert vendor.timeout_ms >= spec.gate.deadline_ms + spec.gate.vendor_margin_ms
     assert spec.gate.slow_ms < spec.gate.deadline_ms
+
+
+# --- errors that name their fix --------------------------------------------------------------
+
+HOOKS_ONLY = """[harness]
+name = "acme"
+prefix = "acme"
+
+[[hooks]]
+name = "slow"
+event = "pre_tool"
+deadline_ms = 4000
+run = ["true"]
+
+[[hooks]]
+name = "fast"
+event = "pre_tool"
+run = ["true"]
+
+[vendors.claude]
+timeout_ms = 3000
+"""
+
+
+def test_a_vendor_timeout_below_the_hooks_deadlines_names_them(tmp_path: Path) -> None:
+    """The floor comes from the longest gate: the error says which gate, which hooks and which
+    keys to change."""
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(HOOKS_ONLY, encoding="utf-8")
+    proc = hookshape("validate", "--spec", spec)
+    assert_user_error(proc, spec, r"vendors\.claude\.timeout_ms", "below 6400")
+    assert proc.stderr == (
+        f"hookshape: error: {spec}: vendors.claude.timeout_ms: 3000 is below 6400, the longest gate "
+        "deadline + gate.vendor_margin_ms (1000), so the vendor would kill the gate before its "
+        "deadline fires (the pre_tool gate runs slow 4000 ms, fast 1000 ms, each with "
+        "gate.kill_grace_ms 200: 5400 ms); raise timeout_ms to 6400, or lower hooks[0].deadline_ms "
+        "or gate.deadline_ms\n")
+
+
+def test_a_vendor_timeout_below_the_jobs_deadline_names_it(tmp_path: Path) -> None:
+    spec = write_bad(tmp_path, Bad("low", vendor_timeout_too_low, "", ""))
+    proc = hookshape("validate", "--spec", spec)
+    assert_user_error(proc, spec, r"vendors\.claude\.timeout_ms", "the built-in jobs' "
+                      "gate.deadline_ms is 1000); raise timeout_ms to 2000, or lower gate.deadline_ms")
+
+
+EVENTS_SAID = ("session_start, prompt, pre_tool, post_tool, stop, subagent_stop, pre_compact, "
+               "session_end")
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    ("PreToolUse", "'PreToolUse' is what vendors call pre_tool (Antigravity, Claude Code, Codex CLI, "
+                   "Copilot CLI, Cursor, Factory Droid, Kimi Code CLI, Qwen Code): did you mean "
+                   f"'pre_tool'? the events are vendor-neutral: {EVENTS_SAID}"),
+    ("BeforeAgent", "'BeforeAgent' is what vendors call prompt (Gemini CLI): did you mean 'prompt'? "
+                    f"the events are vendor-neutral: {EVENTS_SAID}"),
+    ("pre-tool", f"'pre-tool' is not an event: did you mean 'pre_tool'? the events are: {EVENTS_SAID}"),
+    ("pretool", f"'pretool' is not an event: did you mean 'pre_tool'? the events are: {EVENTS_SAID}"),
+    ("lint", f"'lint' is not an event: the events are: {EVENTS_SAID}"),
+])
+def test_an_event_that_is_not_ours_gets_the_near_one(given: str, said: str, tmp_path: Path) -> None:
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(HOOKS_ONLY.replace('event = "pre_tool"', f'event = "{given}"', 1)
+                    .replace("timeout_ms = 3000", "timeout_ms = 9000"), encoding="utf-8")
+    proc = hookshape("validate", "--spec", spec)
+    assert_user_error(proc, spec, r"hooks\[0\]\.event", said)
+    assert proc.stderr == f"hookshape: error: {spec}: hooks[0].event: {said}\n"
+
+
+RAW_NAMES = """[harness]
+name = "acme"
+prefix = "acme"
+
+[[hooks]]
+name = "subagents"
+event = "pre_tool"
+match = ["Task", "Agent", "Taks", "edit", "mcp__gh__*"]
+run = ["true"]
+
+[vendors.claude]
+[vendors.gemini]
+[vendors.codex]
+[vendors.copilot]
+"""
+
+
+@pytest.mark.parametrize("verb", ["validate", "render"])
+def test_a_raw_tool_name_a_vendor_lacks_is_warned_about(verb: str, tmp_path: Path) -> None:
+    """`Task` and `Agent` are Claude Code's tools: the other vendors' matchers would take them as
+    written and never fire; a name no vendor has gets the near one. Valid all the same."""
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(RAW_NAMES, encoding="utf-8")
+    proc = hookshape(verb, "--spec", spec)
+    assert proc.returncode == 0, proc.stderr
+    tail = "their matchers take it as written, so there the hook may never run"
+    assert proc.stderr.splitlines() == [
+        f"hookshape: warning: {spec}: hooks[0].match: 'Task': no tool of that name is known on "
+        f"codex, copilot, gemini (copilot has 'task'); {tail}",
+        f"hookshape: warning: {spec}: hooks[0].match: 'Agent': no tool of that name is known on "
+        f"codex, copilot, gemini; {tail}",
+        f"hookshape: warning: {spec}: hooks[0].match: 'Taks': no enabled vendor is known to have a "
+        "tool of that name (did you mean 'Task'?); it is matched as written, so the hook may never run"]
+
+
+@pytest.mark.parametrize("spec", [SPEC, ROOT / "examples" / "minimal.toml",
+                                  ROOT / "examples" / "goal-and-audit.toml"], ids=lambda p: p.stem)
+def test_the_shipped_specs_get_no_warning(spec: Path) -> None:
+    proc = hookshape("validate", "--spec", spec)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr

@@ -66,10 +66,10 @@ def test_minimal_spec_with_tentacles_renders_scripts_named_from_the_harness(tmp_
     proc = hookshape("render", "--spec", write(tmp_path, text), "--out", out)
     assert proc.returncode == 0, proc.stderr
     names = sorted(p.relative_to(out).as_posix() for p in (out / "bin").rglob("*") if p.is_file())
-    # the built-in jobs' gates and tentacles, and the gate and adapter of the pre_tool hook, each
-    # tentacle and adapter with its awk program, and the awk library
+    # the built-in jobs' gates and tentacles, and the gate of the pre_tool hook, each tentacle and
+    # gate of hooks with its awk program, and the awk library
     assert names == ["bin/acme-guard-pre-tool", "bin/acme-hook-pre-tool", "bin/acme-hook-prompt",
-                     "bin/hooks/acme-guard-pre-tool", "bin/hooks/acme-guard-pre-tool.awk",
+                     "bin/hooks/acme-guard-pre-tool.awk",
                      "bin/hooks/acme-hook-pre-tool", "bin/hooks/acme-hook-pre-tool.awk",
                      "bin/hooks/acme-hook-prompt", "bin/hooks/acme-hook-prompt.awk", "bin/hooks/lib.awk"]
     gate = (out / "bin" / "acme-hook-prompt").read_text(encoding="utf-8")
@@ -77,7 +77,7 @@ def test_minimal_spec_with_tentacles_renders_scripts_named_from_the_harness(tmp_
 
 
 def test_derived_names(tmp_path: Path) -> None:
-    """The names README's defaults table documents, for name acme-guard and prefix acme."""
+    """The names the defaults table of docs/reference.md documents, for name acme-guard and prefix acme."""
     spec = spec_of(tmp_path, MINIMAL)
     h, m, g, halt = spec.harness, spec.matrix, spec.gate, spec.halt
     assert (h.home_env, h.home_default, h.tentacle_dir, h.state_dir) == \
@@ -190,7 +190,7 @@ def test_the_default_spec_spells_out_every_key() -> None:
     (('prefix = "acme"\n', 'prefix = "acme"\nstate_dir = ".."\n'), r"harness\.state_dir",
      "'..' segment"),
     (("[vendors.claude]\n", "[vendors.claude]\ntimeout_ms = 1999\n"), r"vendors\.claude\.timeout_ms",
-     "must be at least"),
+     "is below 2200"),
     (("[vendors.claude]\n", "[vendors.claude]\ntimeot_ms = 5000\n"), r"vendors\.claude\.timeot_ms",
      "did you mean 'timeout_ms'"),
 ], ids=["bad-prefix", "no-prefix", "bad-name", "bad-state-dir", "vendor-timeout", "vendor-typo"])

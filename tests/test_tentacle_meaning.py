@@ -309,7 +309,7 @@ AGREE = [
 
 @pytest.mark.parametrize("awk", AWKS, ids=[Path(a[0]).name for a in AWKS])
 def test_the_awks_agree_on_accepted_patterns(awk: list[str]) -> None:
-    from hookshape.render.jinja import awk_string
+    from hookshape.plan.jinja import awk_string
     from hookshape.spec.stop import _awk_ere
 
     for pattern, text, want in AGREE:

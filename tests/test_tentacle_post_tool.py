@@ -1,5 +1,6 @@
-"""post-tool (the trace): one pheromone line per mutated target, appended under a mkdir lock;
-values shell-safe; concurrent writers never tear, lose or duplicate lines."""
+"""post-tool (the trace): one pheromone line per mutated target, appended under a lock; values
+with no escape in them (a reader takes them as they stand), each bounded; concurrent writers
+never tear, lose or duplicate lines; the trail keeps at most matrix.trail_max entries, the newest."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.tentaclekit import (
     ISO_RE,
     MSG,
     NAMES,
+    SPEC,
     VENDORS,
     Pd,
     assert_silent,
@@ -23,7 +25,6 @@ from tests.tentaclekit import (
     expected_targets,
     from_iso,
     iso,
-    munq,
     p_edit,
     p_prompt,
     p_shell,
@@ -39,7 +40,11 @@ pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
 # mode each test takes one vendor, the vendors in turn over the file
 VEND = InTurn("vendor", VENDORS)
 TOOL = {"claude": "Write", "gemini": "write_file", "codex": "apply_patch", "agy": "write_to_file"}
-LINE = re.compile(r'PD_PHEROMONE_([A-Z0-9_]+)_(\d+)_(\d+)_(\d+)="((?:[^"\\$`]|\\[\\"$`])*)"')
+# a value holds no escape: none of the four bytes a double-quoted shell word takes as syntax
+LINE = re.compile(r'PD_PHEROMONE_([A-Z0-9_]+)_(\d+)_(\d+)_(\d+)="([^"\\$`]*)"')
+TRAIL_MAX = SPEC["matrix"]["trail_max"]
+HOLDER_MAX = SPEC["matrix"]["holder_max"]
+PATH_MAX = SPEC["matrix"]["path_max"]
 
 
 def trace(pd: Pd, vendor: str, payload: dict, **env: str | None):
@@ -49,7 +54,7 @@ def trace(pd: Pd, vendor: str, payload: dict, **env: str | None):
 def parse(line: str) -> dict:
     m = LINE.fullmatch(line)
     assert m, f"malformed trail line: {line!r}"
-    value = munq(m.group(5))
+    value = m.group(5)
     path, note, actor, ts = value.split(" | ")
     return {"suffix": m.group(1), "epoch": int(m.group(2)), "pid": int(m.group(3)), "i": int(m.group(4)),
             "path": path, "note": note, "actor": actor, "ts": ts, "value": value}
@@ -106,6 +111,18 @@ def test_existing_matrix_without_final_newline(pd: Pd, vendor: str) -> None:
     got = lines(pd)
     assert got[0] == 'PD_LOCK_X="bob"'
     assert parse(got[1])["path"] == str(pd.proj / "a.ts")
+
+
+@VEND
+@pytest.mark.parametrize("last", ['PD_ALERT_X=""', 'PD_LOCK_Y="a\\"b"', "no quotes at all", '""', 'PD_LOCK_Z="bob"\n'])
+def test_last_line_of_any_shape_keeps_its_own_line(pd: Pd, vendor: str, last: str) -> None:
+    """Whatever the matrix ends with, with or without its newline, the trail starts a line of
+    its own and the old last line stays as it was."""
+    pd.matrix.write_text('PD_LOCK_X="bob"\n' + last)
+    trace(pd, vendor, p_edit(vendor, str(pd.proj / "a.ts"), pd.proj, post=True))
+    got = lines(pd)
+    assert got[:-1] == ['PD_LOCK_X="bob"', last.rstrip("\n")]
+    assert parse(got[-1])["path"] == str(pd.proj / "a.ts")
 
 
 @VEND
@@ -201,9 +218,15 @@ HOSTILE = [
 CONTROL = ["tab\tx", "new\nline", "cr\rx", "bell\x07x", "del\x7fx", "esc\x1b[31mx"]
 
 
+def stored(text: str) -> str:
+    """A value as the trail stores it: control bytes as spaces, the shell's four syntax bytes
+    (" \\ $ `) as ?, nothing escaped."""
+    return re.sub(r'["\\$`]', "?", re.sub(r"[\x00-\x1f\x7f]", " ", text))
+
+
 @VEND
 @pytest.mark.parametrize("name", HOSTILE + CONTROL)
-def test_hostile_paths_are_escaped(pd: Pd, vendor: str, name: str) -> None:
+def test_hostile_paths_are_stored_without_escapes(pd: Pd, vendor: str, name: str) -> None:
     if vendor == "codex" and "\n" in name:
         name = name.replace("\n", " ")  # a patch body is line-based: no newline in its paths
     target = f"{pd.proj}/{name}/f.ts"
@@ -211,11 +234,12 @@ def test_hostile_paths_are_escaped(pd: Pd, vendor: str, name: str) -> None:
                env={"PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "al$(touch CANARY)\"ice"}, cwd=pd.root)
     assert_silent(r)
     (line,) = lines(pd)
+    assert "\\" not in line
     t = parse(line)
-    want = re.sub(r"[\x00-\x1f\x7f]", " ", target)
-    assert t["path"] == want
-    assert t["actor"] == 'actor:al$(touch CANARY)"ice'
-    # a shell sourcing the matrix gets the value back and runs nothing
+    assert t["path"] == stored(target)
+    assert t["suffix"] == suffix(target)  # the key still names the path itself
+    assert t["actor"] == "actor:al?(touch CANARY)?ice"
+    # a shell sourcing the matrix gets the value as it stands and runs nothing
     key = line.split("=", 1)[0]
     out = subprocess.run(["sh", "-c", f'. "$1" && printf %s "${key}"', "sh", str(pd.matrix)],
                          capture_output=True, cwd=pd.root, check=True)
@@ -231,8 +255,25 @@ def test_trail_round_trip_to_prompt(pd: Pd, vendor: str) -> None:
     t = parse(lines(pd)[0])
     r = pd.run("prompt", p_prompt(vendor, pd.proj), env={"PD_HOOK_PROVIDER": vendor, "PD_SITREP": "off"})
     want = MSG["coordination_header"] + "\n" + MSG["pheromone_line"].format(
-        path=target, note=MSG["post_note"].format(tool=TOOL[vendor]), actor="bob", ts=t["ts"][3:])
+        path=stored(target), note=MSG["post_note"].format(tool=TOOL[vendor]), actor="bob", ts=t["ts"][3:])
     assert r.json == context(vendor, want)
+
+
+@VEND
+def test_entries_are_bounded(pd: Pd, vendor: str) -> None:
+    """Agent-chosen text of any length and any bytes: a path of escapes up to path_max stays one
+    entry with no backslash in it; the actor is cut to holder_max bytes (never inside a UTF-8
+    character)."""
+    target = f"{pd.proj}/" + '"\\' * ((PATH_MAX - len(str(pd.proj)) - 8) // 2) + "/f.ts"
+    assert len(target.encode()) <= PATH_MAX
+    actor = "\u20ac" * HOLDER_MAX  # 3 bytes each
+    assert_silent(trace(pd, vendor, p_edit(vendor, target, pd.proj, post=True), PD_ACTOR=actor))
+    (line,) = lines(pd)
+    assert "\\" not in line
+    t = parse(line)
+    assert t["path"] == stored(target)
+    assert t["actor"] == "actor:" + "\u20ac" * (HOLDER_MAX // 3)
+    assert len(line.encode()) <= PATH_MAX + 3 * HOLDER_MAX + 200
 
 
 # -- the lock -------------------------------------------------------------------------------------
@@ -263,8 +304,8 @@ def test_lock_never_won_still_appends(pd: Pd, vendor: str, pid: str) -> None:
     assert lock.is_dir()  # another writer's lock is left alone
 
 
-def test_eight_concurrent_writers(pd: Pd) -> None:
-    rounds, writers = 6, 8
+def race(pd: Pd, rounds: int, writers: int) -> list[str]:
+    """Rounds of concurrent writers (one edit each, the vendors in turn); the paths they edited."""
     env = {**pd.env, "PD_ACTOR": "alice"}
     script = pd.squid / NAMES["post_tool"]
     vendors = ["claude", "gemini", "codex", "agy"]
@@ -279,9 +320,13 @@ def test_eight_concurrent_writers(pd: Pd) -> None:
         for p, payload in procs:
             out, err = p.communicate(payload, timeout=60)
             assert p.returncode == 0 and out == b"" and err == b""
+    return sorted(f"{pd.proj}/w{w}/r{r}.ts" for w in range(writers) for r in range(rounds))
+
+
+def test_eight_concurrent_writers(pd: Pd) -> None:
+    edited = race(pd, 6, 8)
     got = [parse(x) for x in lines(pd)]
-    paths = sorted(t["path"] for t in got)
-    assert paths == sorted(f"{pd.proj}/w{w}/r{r}.ts" for w in range(writers) for r in range(rounds))
+    assert sorted(t["path"] for t in got) == edited
     keys = [f'{t["suffix"]}_{t["epoch"]}_{t["pid"]}_{t["i"]}' for t in got]
     assert len(set(keys)) == len(keys)
     assert not (pd.state / "matrix.lock").exists()
@@ -317,7 +362,120 @@ def test_iso_helper() -> None:
 @VEND
 @pytest.mark.parametrize("target", ["/repo/src/auth.ts", "/repo/src/Button.tsx", "/repo/a-b.py", "/repo/a_b.py"])
 def test_trail_key_is_the_lock_key(pd: Pd, vendor: str, target: str) -> None:
-    """The trail names a path by the same suffix as its lock (README, "Lock keys")."""
+    """The trail names a path by the same suffix as its lock (docs/default-harness.md, "Lock keys")."""
     assert_silent(trace(pd, vendor, p_edit(vendor, target, pd.proj, post=True)))
     (line,) = lines(pd)
     check(line, target, TOOL[vendor])
+
+
+# -- the bound of the trail -----------------------------------------------------------------------
+
+FOREIGN = ['PD_LOCK_REPO_A_TS="bob"', 'PD_ALERT_OPS="keep me"', "# a note of the operator", 'PD_LOCK_X="carol"', ""]
+
+
+def old_trail(n: int) -> list[str]:
+    """n trail lines of an earlier writer (oldest first) with the foreign lines between them."""
+    out = []
+    for i in range(n):
+        if i % 97 == 0:
+            out.append(FOREIGN[(i // 97) % len(FOREIGN)])
+        out.append(f'PD_PHEROMONE_OLD_{i}="/x/old{i}.ts | edited | actor:bob | ts:2020-01-01T00:00:00Z"')
+    return out
+
+
+def split_trail(got: list[str]) -> tuple[list[str], list[str]]:
+    return [x for x in got if x.startswith("PD_PHEROMONE_")], [x for x in got if not x.startswith("PD_PHEROMONE_")]
+
+
+def leftovers(pd: Pd) -> list[str]:
+    return sorted(p.name for p in pd.matrix.parent.iterdir() if p.name.startswith(pd.matrix.name + "."))
+
+
+@VEND
+@pytest.mark.parametrize("final_newline", [True, False])
+def test_trail_past_its_bound_keeps_the_newest_half(pd: Pd, vendor: str, final_newline: bool) -> None:
+    old = old_trail(TRAIL_MAX)
+    pd.matrix.write_text("\n".join(old) + ("\n" if final_newline else ""))
+    target = str(pd.proj / "a.ts")
+    assert_silent(trace(pd, vendor, p_edit(vendor, target, pd.proj, post=True)))
+    trail, rest = split_trail(lines(pd))
+    assert len(trail) == TRAIL_MAX // 2
+    assert trail[:-1] == [x for x in old if x.startswith("PD_PHEROMONE_")][-(TRAIL_MAX // 2 - 1):]
+    check(trail[-1], target, TOOL[vendor])
+    assert rest == [x for x in old if not x.startswith("PD_PHEROMONE_")]  # every other line, in order
+    assert leftovers(pd) == []
+    assert not (pd.state / "matrix.lock").exists()
+
+
+@VEND
+def test_trail_at_its_bound_stays_whole(pd: Pd, vendor: str) -> None:
+    old = old_trail(TRAIL_MAX - 1)
+    pd.matrix.write_text("\n".join(old) + "\n")
+    trace(pd, vendor, p_edit(vendor, str(pd.proj / "a.ts"), pd.proj, post=True))
+    got = lines(pd)
+    assert got[:-1] == old
+    assert len(split_trail(got)[0]) == TRAIL_MAX
+
+
+@pytest.mark.parametrize("vendor", ["claude"])
+def test_symlinked_matrix_is_appended_never_replaced(pd: Pd, vendor: str) -> None:
+    real = pd.root / "real-matrix.env"
+    real.write_text("\n".join(old_trail(TRAIL_MAX)) + "\n")
+    pd.matrix.parent.mkdir(parents=True, exist_ok=True)
+    pd.matrix.symlink_to(real)
+    trace(pd, vendor, p_edit(vendor, str(pd.proj / "a.ts"), pd.proj, post=True))
+    assert pd.matrix.is_symlink()
+    assert len(split_trail(lines(pd, real))[0]) == TRAIL_MAX + 1
+
+
+def test_concurrent_writers_across_the_trim(pd: Pd) -> None:
+    """Writers racing while the trail passes its bound: the trim holds the lock, and a writer of
+    one line that appended beside it sees the trim generation move and looks for its line, so no
+    new line is lost, no foreign line is touched, and the bound holds."""
+    old = old_trail(TRAIL_MAX - 20)
+    pd.matrix.write_text("\n".join(old) + "\n")
+    edited = race(pd, 5, 8)
+    trail, rest = split_trail(lines(pd))
+    assert rest == [x for x in old if not x.startswith("PD_PHEROMONE_")]
+    assert len(trail) <= TRAIL_MAX
+    new = [parse(x) for x in trail if not x.startswith("PD_PHEROMONE_OLD_")]
+    assert sorted(t["path"] for t in new) == edited
+    assert leftovers(pd) == []
+    assert not (pd.state / "matrix.lock").exists()
+
+
+@pytest.mark.parametrize("vendor", ["claude"])
+@pytest.mark.parametrize("kept", [False, True])
+def test_one_line_lost_to_a_trim_is_appended_again(pd: Pd, vendor: str, kept: bool) -> None:
+    """A single short line is appended without the lock; a trim that ran meanwhile (the lock was
+    there) is seen, and once the lock is gone the line is looked for: appended again when the
+    trim lost it, never twice when it kept it."""
+    old = old_trail(10)
+    pd.matrix.write_text("\n".join(old) + "\n")
+    lock = pd.state / "matrix.lock"
+    pd.state.mkdir(parents=True, exist_ok=True)
+    lock.write_text(f"{os.getpid()}\n")  # a trim in progress, held by a live process
+    target = f"{pd.proj}/a.ts"
+    payload = json.dumps(p_edit(vendor, target, pd.proj, post=True)).encode()
+    p = subprocess.Popen([*shell_path(pd.sh), str(pd.squid / NAMES["post_tool"])], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env={**pd.env, "PD_HOOK_PROVIDER": vendor, "PD_ACTOR": "alice"}, cwd=pd.root)
+    assert p.stdin is not None
+    p.stdin.write(payload)
+    p.stdin.close()
+    deadline = time.time() + 20
+    while "a.ts" not in pd.matrix.read_text():
+        assert time.time() < deadline and p.poll() is None, "the line was not appended while the lock was held"
+        time.sleep(0.002)
+    # the trim renames its copy over the matrix (with or without the line), moves the
+    # generation and gives the lock back
+    copy = pd.matrix.with_name("copy")
+    copy.write_text(pd.matrix.read_text() if kept else "\n".join(old[5:]) + "\n")
+    os.replace(copy, pd.matrix)
+    (pd.state / "matrix.gen").write_text("1\n")
+    lock.unlink()
+    assert p.wait(timeout=30) == 0
+    got = lines(pd)
+    (mine,) = [x for x in got if "a.ts" in x]
+    check(mine, target, TOOL[vendor])
+    assert [x for x in got if x != mine] == (old if kept else old[5:])

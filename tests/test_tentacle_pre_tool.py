@@ -397,7 +397,7 @@ def test_verdict_env_leaves_json_channels_alone(pd: Pd, vendor: str) -> None:
         assert r.json == tool_block(vendor, block_msg(target, "bob"))
 
 
-# -- lock keys: distinct paths never share one (README, "Lock keys") ----------------------------
+# -- lock keys: distinct paths never share one (docs/default-harness.md, "Lock keys") ----------------------------
 
 MAX = SPEC["matrix"]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import http.server
 import json
+import os
 import re
 import shutil
 import socket
@@ -22,7 +23,7 @@ import tomlkit
 from tests.farms import farm
 from tests.gatekit import Rig
 from tests.scratch import short_root
-from tests.shells import InTurn, crossed
+from tests.shells import MATRIX, InTurn, crossed
 from tests.tentaclekit import (
     FIXTURES,
     MAX_BYTES,
@@ -45,6 +46,7 @@ from tests.tentaclekit import (
 from tests.test_spec import Bad, assert_user_error, hookshape, set_key, write_bad
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
+GATE = SPEC["gate"]
 
 # the vendor only decides where its payload keeps a field and the shape of the answer: in fast
 # mode each test takes one vendor, the vendors in turn over the file
@@ -459,10 +461,20 @@ def inbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Inbox, Pat
         server.server.server_close()
 
 
+def daemon_up(pd: Pd, pid: int | None = None) -> Pd:
+    """The readiness lease of a daemon that is up: its ready and pid files name one live process
+    (this one), and its heartbeat is there."""
+    pd.home.mkdir(parents=True, exist_ok=True)
+    for name in (GATE["ready_file"], GATE["pid_file"]):
+        (pd.home / name).write_text(f"{pid or os.getpid()}\n")
+    (pd.home / GATE["heartbeat_file"]).write_text("")
+    return pd
+
+
 @pytest.fixture
 def ipd(inbox: tuple[Inbox, Path], sh) -> Iterator[Pd]:
     with short_root() as root:
-        yield Pd(root, inbox[1], sh)
+        yield daemon_up(Pd(root, inbox[1], sh))
 
 
 def inbox_line(count: int) -> str:
@@ -628,7 +640,7 @@ def test_inbox_nested_field_and_own_line(inbox, tmp_path: Path, sh) -> None:
     squid = render_inbox(tmp_path / "r", f"http://localhost:{server.port}/a/b?agent=x&n=1",
                          field="counts.unread", line=line)
     (tmp_path / "h").mkdir()
-    pd = Pd(tmp_path / "h", squid, sh)
+    pd = daemon_up(Pd(tmp_path / "h", squid, sh))
     server.answer({"unread": 9, "counts": {"unread": 5}})
     assert say(pd, "claude").json == context("claude", with_contract(line.format(count=5)))
     server.answer({"unread": 9})
@@ -674,22 +686,67 @@ def _execs(lines: list[str]) -> list[str]:
 
 
 def test_the_probe_costs_one_curl_fork(inbox, tmp_path: Path) -> None:
-    """One fork and one exec (curl) more than without [prompt.inbox]; none under halt."""
+    """While the lease says the daemon is up: one fork and one exec (curl) more than without
+    [prompt.inbox]; while it says the daemon is down, and under halt: not one fork more."""
     from tests.shells import shell
 
     server, squid = inbox
     server.answer({"unread": 3})
     off = render_inbox(tmp_path / "off", None)
     (tmp_path / "h").mkdir()
-    pd = Pd(tmp_path / "h", squid, shell("dash"))
+    pd = daemon_up(Pd(tmp_path / "h", squid, shell("dash")))
     for vendor in ("claude", "agy"):
         f_on, e_on, ran_on = forks_and_execs(squid, pd, vendor)
         f_off, e_off, ran_off = forks_and_execs(off, pd, vendor)
         assert (f_on - f_off, e_on - e_off) == (1, 1), (ran_on, ran_off)
         assert sorted(ran_on) == sorted([*ran_off, "curl"])
+    (pd.home / GATE["pid_file"]).unlink()
+    assert forks_and_execs(squid, pd, "claude") == forks_and_execs(off, pd, "claude")
+    daemon_up(pd)
     pd.halt()
     forks_and_execs(squid, pd, "claude")  # the first run under halt writes the SEEN line
     assert forks_and_execs(squid, pd, "claude") == forks_and_execs(off, pd, "claude")
+
+
+def dead_pid() -> int:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    return dead.pid
+
+
+LEASE_DOWN = {
+    "no lease": lambda pd: [(pd.home / GATE[k]).unlink() for k in ("ready_file", "pid_file", "heartbeat_file")],
+    "ready and pid differ": lambda pd: (pd.home / GATE["pid_file"]).write_text(f"{os.getppid()}\n"),
+    "pid of no process": lambda pd: daemon_up(pd, dead_pid()),
+    "pid not a number": lambda pd: [(pd.home / GATE[k]).write_text("12x\n") for k in ("ready_file", "pid_file")],
+    "no heartbeat": lambda pd: (pd.home / GATE["heartbeat_file"]).unlink(),
+}
+
+
+@pytest.mark.parametrize("case", list(LEASE_DOWN))
+def test_no_probe_while_the_lease_says_the_daemon_is_down(inbox, ipd: Pd, case: str) -> None:
+    server, _ = inbox
+    server.answer({"unread": 3})
+    ipd.alert("OPS", "heads up")
+    LEASE_DOWN[case](ipd)
+    hits = server.hits
+    r = say(ipd, "claude")
+    assert r.json == context("claude", with_contract(alert_line("OPS", "heads up")))
+    assert server.hits == hits
+
+
+@pytest.mark.parametrize("shell_name", [s.name for s in MATRIX])
+def test_inbox_under_every_shell(inbox, tmp_path: Path, shell_name: str) -> None:
+    """The reply reaches awk after the event on one stream, in every shell of the matrix (a
+    pipe some shells make a socket cannot be reopened by name)."""
+    sh = next(s for s in MATRIX if s.name == shell_name)
+    if not sh.available:
+        pytest.skip(f"{sh.name} is not installed")
+    server, squid = inbox
+    server.answer({"unread": 5})
+    (tmp_path / "h").mkdir()
+    pd = daemon_up(Pd(tmp_path / "h", squid, sh))
+    assert say_inbox(pd, "claude").json == context("claude", with_contract(inbox_line(5)))
 
 
 def test_without_the_table_there_is_no_probe(tmp_path: Path, sh) -> None:
@@ -701,6 +758,7 @@ def test_without_the_table_there_is_no_probe(tmp_path: Path, sh) -> None:
 def test_inbox_through_the_gate(inbox, tmp_path: Path) -> None:
     server, squid = inbox
     rig = Rig(tmp_path)
+    rig.lease(str(os.getpid()))  # a daemon that is up: its pid names a live process
     shutil.copyfile(squid / NAMES["prompt"], rig.tentacle("prompt"))
     server.answer({"unread": 3})
     payload = json.dumps(p_prompt("claude", rig.project))

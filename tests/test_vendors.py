@@ -115,11 +115,46 @@ def test_help_lists_init_and_vendors(tmp_path: Path) -> None:
     assert "init" in names and "vendors" in names
 
 
-def test_readme_contract_table_is_the_profiles() -> None:
-    """The README's per-vendor contract table is `hookshape vendors --contract`, word for word."""
-    from hookshape.commands.vendors import to_contract
+def test_docs_vendors_page_is_the_profiles() -> None:
+    """docs/vendors.md is `hookshape vendors --doc`, word for word (`make docs` writes it), and
+    `--contract` is its first table."""
+    from hookshape.plan.contract import to_contract, to_doc
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    block = readme.split("<!-- contract:begin -->\n", 1)[1].split("<!-- contract:end -->", 1)[0]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "vendors.md").read_text(encoding="utf-8")
     profiles = load_profiles()
-    assert block == to_contract([profiles[v] for v in sorted(profiles)])
+    shipped = [profiles[v] for v in sorted(profiles)]
+    assert page == to_doc(shipped), "docs/vendors.md is stale: run make docs"
+    assert to_contract(shipped) in page
+
+
+MINIMAL = ROOT / "examples" / "minimal.toml"
+
+
+def test_a_hooks_only_spec_shows_its_own_events(tmp_path: Path) -> None:
+    """examples/minimal.toml has hooks on prompt and pre_tool and no tentacle: those two columns,
+    each cell what CAPABILITIES says of that gate (never `unsupported` for want of a tentacle)."""
+    proc = hs("vendors", "--spec", str(MINIMAL), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    head = proc.stdout.splitlines()[0].split()
+    assert head[5:7] == ["prompt", "pre_tool"] and "stop" not in head, head
+    data = vendors_json("--spec", str(MINIMAL), cwd=tmp_path)
+    caps = json.loads(hs("capabilities", "--json", "--spec", str(MINIMAL), cwd=tmp_path).stdout)
+    by_key = {(c["vendor"], c["tentacle"]): c for c in caps["capabilities"] if "answer" not in c}
+    for vendor in data["vendors"]:
+        cells = vendor["roles"]
+        assert [(c["role"], c["tentacle"]) for c in cells] == [
+            ("prompt", "acme-guard-prompt"), ("pre_tool", "acme-guard-pre-tool")]
+        for cell in cells:
+            assert cell == by_key[(vendor["id"], cell["tentacle"])]
+    claude = next(v for v in data["vendors"] if v["id"] == "claude")
+    assert [c["level"] for c in claude["roles"]] == ["enforced", "enforced"]
+
+
+def test_two_gates_on_one_event_are_named(tmp_path: Path) -> None:
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(SPEC.read_text(encoding="utf-8")
+                    + '\n[[hooks]]\nname = "mine"\nevent = "stop"\nrun = ["true"]\n', encoding="utf-8")
+    proc = hs("vendors", "--spec", str(spec), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    head = proc.stdout.splitlines()[0].split()
+    assert head[5:10] == ["prompt", "pre_tool", "post_tool", "pd-hook-stop", "giant-squid-stop"], head

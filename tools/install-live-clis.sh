@@ -3,8 +3,9 @@
 #
 #   sh tools/install-live-clis.sh
 #
-# The npm specs come from tools/live-versions.txt (one per line, '#' comments
-# and blank lines ignored); a version bump is a one-line change there.
+# The npm specs come from generator/hookshape/verify/proven.txt, the versions `hookshape verify`
+# names as proven (one per line, '#' comments and blank lines ignored); a version bump is a
+# one-line change there.
 # Everything lands in tools/live-clis/ (git-ignored), or in
 # $HOOKSHAPE_LIVE_CLIS when that is set. A stamp file records what was
 # installed, so a second run with the same specs does nothing.
@@ -12,7 +13,7 @@
 set -eu
 
 here=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd)
-versions_file="$here/live-versions.txt"
+versions_file="$here/../generator/hookshape/verify/proven.txt"
 prefix=${HOOKSHAPE_LIVE_CLIS:-"$here/live-clis"}
 stamp="$prefix/.live-versions.stamp"
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -14,7 +15,7 @@ from hookshape.errors import HookshapeError
 
 # command name -> module under hookshape.commands that defines `command`
 COMMANDS = ("init", "render", "validate", "capabilities", "vendors", "install", "uninstall",
-            "doctor", "simulate", "status", "schema", "package")
+            "doctor", "simulate", "test", "verify", "status", "schema", "package")
 
 
 class LazyGroup(click.Group):
@@ -43,16 +44,40 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> Any:
     try:
-        return cli.main(args=argv, prog_name="hookshape", standalone_mode=False)
+        result = cli.main(args=argv, prog_name="hookshape", standalone_mode=False)
+        sys.stdout.flush()
+        return result
     except HookshapeError as exc:
-        for line in str(exc).splitlines() or [""]:  # several problems: one line each
-            click.echo(f"hookshape: error: {line}", err=True)
-        sys.exit(exc.exit_code)
+        fail(str(exc), exc.exit_code)
     except click.exceptions.Exit as exc:
+        _flushed()
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
+        _flushed()
         exc.show()
         sys.exit(exc.exit_code if exc.exit_code != 2 else 1)
     except click.exceptions.Abort:
-        click.echo("hookshape: aborted", err=True)
-        sys.exit(1)
+        fail("aborted", 1, prefix="hookshape: ")
+    except OSError as exc:  # a write no command names: the output (they name every file)
+        fail(f"{exc.filename or 'standard output'}: {exc.strerror or exc}", 1)
+    except SystemExit:
+        _flushed()
+        raise
+
+
+def fail(message: str, code: int, prefix: str = "hookshape: error: ") -> NoReturn:
+    """One line per problem on stderr, each ending with a newline; then exit with `code`."""
+    _flushed()
+    for line in message.splitlines() or [""]:  # several problems: one line each
+        click.echo(f"{prefix}{line}", err=True)
+    sys.exit(code)
+
+
+def _flushed() -> None:
+    """Flush stdout; one that cannot be written (a full disk, a closed pipe) is pointed at
+    /dev/null, so the interpreter's own flush at exit does not fail again with a traceback."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())

@@ -19,3 +19,7 @@ class ProfileError(HookshapeError):
 
 class ConfigError(HookshapeError):
     """A user's vendor config file cannot be parsed or merged."""
+
+
+class OutputError(HookshapeError):
+    """The command's report cannot be written (a full disk, a closed pipe)."""

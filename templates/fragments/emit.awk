@@ -12,21 +12,23 @@ function em_line(s) { gsub(/[\r\n]+/, " ", s); return s }
 function em_errline(s) { return j_pct(em_line(s)) }
 
 # one answer of the vendor (profile [output.<kind>], rendered into V_out / V_err): the JSON of
-# V_out with the escaped text and event where its template holds \034t and \034e, or the text on
-# stderr (a verdict for the blocking kinds), or nothing
-function em_answer(vend, kind, role, text,    parts, n, i, c) {
+# V_out with the escaped text and event where its template holds \034t and \034e (and a
+# rewrite's input, compact JSON, where it holds \034i), or the text on stderr (a verdict for the
+# blocking kinds), or nothing
+function em_answer(vend, kind, role, text, input,    parts, n, i, c) {
   em_reset()
   if (V_out[vend, kind] != "") {
     n = split(V_out[vend, kind], parts, "\034")
     EM_out = parts[1]
     for (i = 2; i <= n; i++) {
       c = substr(parts[i], 1, 1)
-      EM_out = EM_out j_esc(c == "t" ? text : V_ev[vend, role]) substr(parts[i], 2)
+      EM_out = EM_out (c == "i" ? input : j_esc(c == "t" ? text : V_ev[vend, role])) substr(parts[i], 2)
     }
   } else if (V_err[vend, kind]) {
     EM_err = em_errline(text)
   } else return
-  if (kind == "deny" || kind == "stop") EM_exit = "v"
+  # the answers that keep a call (or a stop, or a prompt) from going on as it was
+  if (index(" deny stop ask block refuse rewrite ", " " kind " ")) EM_exit = "v"
 }
 
 function em_context(vend, role, text) {

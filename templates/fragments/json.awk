@@ -16,6 +16,11 @@
 #   j_esc(s)         escape bytes for use inside a JSON string literal.
 #   j_cap(s, n)      cut s to at most n bytes, never inside a UTF-8 character.
 #   j_readfile(f)    whole file as a string ("" when it cannot be opened).
+#   j_dump(path, n)  the value at path as compact JSON in plain ASCII, at most n
+#                    bytes ("" when there is none, when it is longer, or when
+#                    it cannot be told whole: see J_order).
+#   J_order          set by the caller before j_parse: the parse keeps the
+#                    document order of the values, for j_dump.
 #   J_max            set by the caller: j_parse stores at most this many values
 #                    (0 or unset: no bound); past it the parse stops as invalid
 #                    and sets J_full, so an agent cannot buy parse time with a
@@ -150,6 +155,10 @@ function j_parse(s,   P, n, k, j, pos, spos, seg, len, raw) {
   J__obj = 0
   J__nv = 0
   J_full = 0
+  J__nseq = 0
+  J__redone = 0
+  split("", J__seq)
+  split("", J__at)
   n = j__split(s, P, "\"")
   if (n < 1)
     return 0
@@ -455,6 +464,14 @@ function j__set(p, t, raw,   k, L, m, i, pre) {
     return
   }
   # only a container has a subtree; the scan of it counts against the bound
+  if (J_order) {
+    if (p in J__at)
+      J__redone = 1
+    else {
+      J__seq[++J__nseq] = p
+      J__at[p] = J__nseq
+    }
+  }
   if (p in J_type && (J_type[p] == "o" || J_type[p] == "a")) {
     pre = p SUBSEP
     m = 0
@@ -780,6 +797,68 @@ function j_cap(s, n,   k, i) {
 
 # Whole file as one string, lines joined with newlines ("" when it cannot be
 # opened).  RS is forced to a newline while reading and restored afterwards.
+# The value at p as compact JSON, from the document order the parse kept
+# (J_order): containers opened and closed as their members come, strings
+# re-escaped by j_esc, numbers and literals as written.  A key given twice
+# anywhere in the document (its later value replaced the earlier one, out of
+# order) makes the value unknowable here: "".  So does a value over n bytes.
+function j_dump(p, n,   A, m, i, e, S, d, c, pre, out, t, kid, first) {
+  if (!(p in J_type) || !(p in J__at) || J__redone)
+    return ""
+  t = J_type[p]
+  if (t != "o" && t != "a")
+    return j__dumpval(p, t)
+  m = 0
+  out = 0
+  S[d = 1] = p
+  first[1] = 1
+  A[++m] = (t == "o") ? "{" : "["
+  pre = p SUBSEP
+  for (i = J__at[p] + 1; i <= J__nseq; i++) {
+    e = J__seq[i]
+    if (index(e, pre) != 1)
+      break
+    if (!(e in J_type))
+      continue
+    # close the containers e is not inside
+    while (d > 1 && index(e, S[d] SUBSEP) != 1) {
+      A[++m] = (J_type[S[d]] == "o") ? "}" : "]"
+      d--
+    }
+    kid = substr(e, length(S[d]) + 2)
+    if (index(kid, SUBSEP))
+      return ""
+    c = first[d] ? "" : ","
+    first[d] = 0
+    if (J_type[S[d]] == "o")
+      c = c "\"" j_esc(kid) "\":"
+    t = J_type[e]
+    if (t == "o" || t == "a") {
+      A[++m] = c ((t == "o") ? "{" : "[")
+      S[++d] = e
+      first[d] = 1
+    } else
+      A[++m] = c j__dumpval(e, t)
+    out += length(A[m])
+    if (out > n)
+      return ""
+  }
+  while (d >= 1) {
+    A[++m] = (J_type[S[d]] == "o") ? "}" : "]"
+    d--
+  }
+  e = j__join(A, m, "")
+  return length(e) > n ? "" : e
+}
+
+function j__dumpval(p, t) {
+  if (t == "s")
+    return "\"" j_esc(j_str(p)) "\""
+  if (t == "n")
+    return J_raw[p]
+  return (t == "t") ? "true" : (t == "f") ? "false" : (t == "z") ? "null" : (t == "o") ? "{}" : "[]"
+}
+
 function j_readfile(f,   L, n, r, line, ors) {
   ors = RS
   RS = "\n"

@@ -19,6 +19,7 @@ from tests.conformance import oracle as o
 from tests.conformance.kit import (
     GATE,
     SPEC,
+    TENTACLE_DIR,
     VIEW_ENV,
     Ctx,
     Home,
@@ -300,9 +301,10 @@ def check_hook_run(ctx: Ctx, role: str, vendor: str, home: Home, payload: bytes,
     problems += answer_problems(ctx, role, vendor, r, exp)
     problems += clean_effects(ctx, role, home)
     name = ctx.rendered.names[role]
-    left = sorted(p.name for p in (home.path / GATE["health_dir"]).glob(f"{name}.*") if p.suffix in (".in", ".t"))
+    left = sorted(p.name for p in (home.path / GATE["health_dir"]).glob(f"io.{name}.*") if p.is_dir()
+                  and ((p / "in").exists() or (p / "t").exists()))
     if left:
-        problems.append(f"the adapter left its event copy or text file behind: {left}")
+        problems.append(f"the gate left its event copy or text file behind: {left}")
     problems += view_problems(ctx, role, vendor, payload, doc, dump)
     return [f"{p} [{r.brief()}]" for p in problems]
 
@@ -320,7 +322,7 @@ def view_problems(ctx: Ctx, role: str, vendor: str, payload: bytes, doc: Any, du
         problems.append(f"stdin differs from the event: {len(got)} bytes {got[:80]!r}, expected "
                         f"{len(want_in)} bytes {want_in[:80]!r}")
     want = o.hook_view(vendor, role, doc, VIEW_HOOK[role], ascii_only=ctx.shell.name == "yash")
-    want["dir"] = str(ctx.rendered.tentacle(role).parent / f"{VIEW_HOOK[role]}.d").encode()
+    want["dir"] = str(ctx.rendered.root / "bin" / TENTACLE_DIR / f"{VIEW_HOOK[role]}.d").encode()
     for key, value in want.items():
         f = dump / key
         if not f.is_file():

@@ -120,8 +120,12 @@ class Rendered:
     root: Path
     gate_error: str | None = None  # why the gates are missing (the template was not there)
     names: dict[str, str] = field(default_factory=lambda: dict(NAMES))  # role -> script name
+    groups: frozenset[str] = frozenset()  # the roles whose gate runs user hooks (no tentacle)
 
     def tentacle(self, role: str) -> Path:
+        """A built-in job's tentacle; for a gate of user hooks, its gate (it runs them itself)."""
+        if role in self.groups:
+            return self.gate(role)
         return self.root / "bin" / TENTACLE_DIR / self.names[role]
 
     def gate(self, role: str) -> Path:
@@ -136,7 +140,7 @@ class Rendered:
         return h.hexdigest()[:12]
 
     def scripts(self) -> list[Path]:
-        out = [self.tentacle(r) for r in self.names]
+        out = [self.tentacle(r) for r in self.names if r not in self.groups]
         if self.gate_error is None:
             out += [self.gate(r) for r in self.names]
         return out
@@ -145,7 +149,7 @@ class Rendered:
 @contextmanager
 def templates_at(templates: Path | None) -> Iterator[None]:
     """Point the generator's template loader at another templates/ tree (in this process)."""
-    from hookshape.render import jinja as hs_shell
+    from hookshape.plan import jinja as hs_shell
 
     if templates is None:
         yield
@@ -163,23 +167,24 @@ def render(out: Path, templates: Path | None = None, spec: Path = SPEC_PATH) -> 
     `templates` (default: the repository's). Until the gate template exists, only the tentacles
     render."""
     from hookshape.errors import HookshapeError
-    from hookshape.plan import artifacts as plan
+    from hookshape.plan import plan
     from hookshape.render import write as writer
     from hookshape.spec import load as loader
 
     loaded = loader.load(spec)
     names = {unit.role: unit.name for unit in loaded.spec.gates()}
+    groups = frozenset(g.role for g in loaded.spec.groups())
     with templates_at(templates):
         try:
-            writer.write_plan(out, plan.build(loaded))
-            return Rendered(out, names=names)
+            writer.write_plan(out, plan.build(loaded).artifacts)
+            return Rendered(out, names=names, groups=groups)
         except HookshapeError as exc:
             if "gate" not in str(exc):
                 raise
             gate_error = str(exc)
-        arts = [a for t in loaded.spec.tentacles for a in plan.job_artifacts(loaded, t)]
+        arts = [a for t in loaded.spec.tentacles for a in plan.tentacle_artifacts(loaded, t)]
         writer.write_plan(out, [*arts, plan.awk_lib_artifact(loaded)])
-    return Rendered(out, gate_error, names)
+    return Rendered(out, gate_error, names, groups)
 
 
 def spec_with_hooks(dest: Path, hooks: list[dict[str, Any]]) -> Path:

@@ -401,10 +401,11 @@ def post_tool(vendor: str, doc: Any) -> Expect:
 
 
 def trail_line(path: str, tool: str, index: int) -> re.Pattern[str]:
-    """The matrix line post-tool appends for one target (value escaped for double quotes)."""
+    """The matrix line post-tool appends for one target (a value with no escape: control bytes as
+    spaces, the four bytes a double-quoted shell word takes as syntax as ?)."""
     def q(s: str) -> str:
         s = re.sub(r"[\x01-\x1f\x7f]", " ", s)
-        return re.sub(r'([\\"$`])', r"\\\1", s)
+        return re.sub(r'[\\"$`]', "?", s)
 
     note = MSG["post_note"].format(tool=tool)
     head = re.escape(f"{PHEROMONE}{suffix(path)}_") + r"\d+_\d+_" + str(index) + '="'

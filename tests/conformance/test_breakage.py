@@ -1,5 +1,5 @@
 """The suite catches breakage: deliberately broken copies of templates/ are rendered (the loader
-pointed at the copy, hookshape.plan.artifacts.build + writer.write_plan, as `hookshape render --out` does)
+pointed at the copy, hookshape.plan.plan.build + writer.write_plan, as `hookshape render --out` does)
 and a probe set of conformance cells runs against each. A cell "caught" a breakage when it
 fails on the broken render and passes on the pristine one. The table of catchers goes to the
 summary (and build/conformance-summary.txt).
@@ -88,12 +88,12 @@ BREAKAGES = [
                "pa_add(pa_abs(gx(GX_text, arr[i]), cwd))"),
               ("fragments/json.awk", r"^(function j_parse\(s,[^)]*\) \{)$", r'\1\n\tif (GX_text == "") GX_text = s')),
              r"^decoy:"),
-    Breakage("stdin withheld from the user hooks (the adapter spawns them on /dev/null)",
+    Breakage("stdin withheld from the user hooks (the gate spawns them on /dev/null)",
              (("hooks.sh.jinja", r'_\{\{ p \}\}_spawn "\$@" 3<"\$_\{\{ p \}\}_in"',
                '_{{ p }}_spawn "$@" 3</dev/null'),),
              r"^hooks:"),
     Breakage("swapped cwd and session in the user hooks' view",
-             (("hooks.sh.jinja", r'(\{\{ env\("cwd"\) \}\})=\$5 (\{\{ env\("session"\) \}\})=\$6', r"\1=$6 \2=$5"),),
+             (("hooks.sh.jinja", r'(\{\{ view\("cwd"\) \}\})=\$5 (\{\{ view\("session"\) \}\})=\$6', r"\1=$6 \2=$5"),),
              r"^hooks:"),
 ]
 

@@ -14,8 +14,9 @@ import subprocess
 
 import pytest
 
-from . import runner
-from .mock.server import MockServer
+from hookshape.verify.mock.server import MockServer
+
+from . import pinned
 
 
 def _in_ci() -> bool:
@@ -34,7 +35,7 @@ def live_clis() -> dict:
     missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
     if missing:
         _unavailable(f"{' and '.join(missing)} not on PATH: the live tier needs Node.js and npm")
-    script = runner.TOOLS_DIR / "install-live-clis.sh"
+    script = pinned.INSTALL
     try:
         proc = subprocess.run(
             ["sh", str(script)],
@@ -48,8 +49,8 @@ def live_clis() -> dict:
     if proc.returncode != 0:
         _unavailable(f"{script} failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
     paths = {}
-    for vendor in runner.VENDORS:
-        path = runner.cli_path(vendor)
+    for vendor in pinned.VENDORS:
+        path = pinned.cli_path(vendor)
         if not path.exists():
             _unavailable(f"{path} missing after {script}")
         paths[vendor] = path

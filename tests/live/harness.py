@@ -34,15 +34,17 @@ from pathlib import Path
 from typing import Any
 
 from tests import clikit
-from tests.tentaclekit import suffix  # the one copy of the lock key rule (README, "Lock keys")
+from tests.tentaclekit import suffix  # the one copy of the lock key rule (docs/default-harness.md, "Lock keys")
 
 from hookshape.spec.load import load
 from hookshape.spec.model import Spec
+from hookshape.verify import runner
+from hookshape.verify.mock.server import MockServer, Script, ToolCall
+from hookshape.verify.trusting import trust_all
 
-from . import runner
-from .mock.server import MockServer, Script, ToolCall
+from . import pinned
 
-SPEC = runner.REPO_ROOT / "hookshape.toml"
+SPEC = pinned.REPO_ROOT / "hookshape.toml"
 
 # Values of the default spec (hookshape.toml), as the harness shows them.
 LOCK_PREFIX = "PD_LOCK_"
@@ -245,7 +247,7 @@ class Setup:
         env: dict[str, str | None] = {"HOOKSHAPE_HOME": None, self.spec.harness.home_env: str(self.home)}
         argv = ["install", "--home", str(self.user_home), "--vendor", self.vendor, "--spec", str(self.spec_path)]
         start = time.monotonic()
-        proc = clikit.hookshape(*argv, cwd=runner.REPO_ROOT, env=env)
+        proc = clikit.hookshape(*argv, cwd=pinned.REPO_ROOT, env=env)
         self.install_seconds = time.monotonic() - start
         self.install_output = proc.stdout + proc.stderr
         if proc.returncode != 0:
@@ -254,7 +256,9 @@ class Setup:
             for path in (self.gate(name), self.tentacle(name)):
                 if not os.access(path, os.X_OK):
                     raise AssertionError(f"install left no executable {path}:\n{self.install_output}")
-        files = runner.hook_files(self.vendor, self.scratch)
+        files = [runner.hook_config(pinned.profile(self.vendor), self.scratch, self.spec.harness.name)]
+        for path in files:  # Codex runs only hooks a user trusted: trust them as its review would
+            trust_all(pinned.profile(self.vendor), path)
         texts = [f.read_text() for f in files if f.is_file()]
         missing = [name for name in self.registered if not any(name in text for text in texts)]
         if missing:
@@ -349,7 +353,7 @@ class Setup:
         full_env = self.env(actor, env)
         with MockServer(script) as mock:
             result = runner.run_turn(
-                self.vendor,
+                pinned.cli(self.vendor),
                 prompt,
                 scratch=self.scratch,
                 mock=mock,

@@ -28,9 +28,10 @@ from pathlib import Path
 
 import pytest
 
-from . import harness, runner
+from hookshape.verify.mock.server import Script, ToolCall
+
+from . import harness, pinned
 from .harness import Setup
-from .mock.server import Script, ToolCall
 from .test_live_harness import (
     BLOCK_PREFIX,
     CONTEXT_PREFIX,
@@ -43,8 +44,8 @@ from .test_live_harness import (
 
 pytestmark = pytest.mark.live
 
-EXAMPLE = runner.REPO_ROOT / "examples" / "minimal.toml"
-VENDORS = runner.VENDORS
+EXAMPLE = pinned.REPO_ROOT / "examples" / "minimal.toml"
+VENDORS = pinned.VENDORS
 # The secrets file each vendor's block scenarios edit (Gemini: see the module docstring).
 DOTENV = {vendor: ".env" for vendor in VENDORS} | {"gemini": ".env.local", "kimi": ".envrc"}
 # ... and what the vendors that refuse `.env` themselves show the model instead.

@@ -55,14 +55,14 @@ from pathlib import Path
 import pytest
 
 from hookshape.spec.profiles import load_profiles
+from hookshape.verify.mock.server import Script, ToolCall
 
-from . import harness, runner
+from . import harness, pinned
 from .harness import SITREP_TEXT, Setup, alert_line, lock_line
-from .mock.server import Script, ToolCall
 
 pytestmark = pytest.mark.live
 
-VENDORS = runner.VENDORS
+VENDORS = pinned.VENDORS
 
 FILE = "src/app.txt"
 BEFORE = "hello = 1\n"
@@ -157,9 +157,10 @@ def edit_result(turn: harness.Turn) -> str:
     return results[-1] if results else ""
 
 
-# Outcomes of a gate that ran its tentacle to the end. "slow" (past the 250 ms slow line)
-# still delivers the tentacle's answer; it shows up on a loaded machine.
-RAN = ("healthy", "slow")
+# Outcomes of a gate that ran its tentacle to the end: "verdict" when the tentacle's answer
+# blocked or kept the agent working; "slow" (past the 250 ms slow line) still delivers the
+# tentacle's answer, it shows up on a loaded machine.
+RAN = ("healthy", "verdict", "slow")
 
 
 def assert_gate_ran(s: Setup, tentacle: str, outcome, why: str, count: int | None = None):

@@ -16,8 +16,11 @@ from pathlib import Path
 import pytest
 from tests.shells import wait_gone
 
-from . import runner
-from .mock.server import MockServer, Script
+from hookshape.verify import runner
+from hookshape.verify.mock.server import MockServer, Script
+from hookshape.verify.trusting import trust_all
+
+from . import pinned
 
 pytestmark = pytest.mark.live
 
@@ -129,7 +132,7 @@ def wire_hooks(vendor: str, scratch: Path, kinds: list) -> None:
     already in the file; only the hooks section is added here.
     """
     script = write_hook(scratch)
-    config = runner.config_path(vendor, scratch)
+    config = hook_config(vendor, scratch)
     entries = []
     for kind in kinds:
         event = EVENTS[vendor][kind]
@@ -152,8 +155,9 @@ def wire_hooks(vendor: str, scratch: Path, kinds: list) -> None:
                 "",
             ]
         config.write_text("\n".join(lines))
+        trust_all(pinned.profile(vendor), config)
         return
-    data = json.loads(config.read_text())
+    data = json.loads(config.read_text()) if config.exists() else {}
     hooks = data.setdefault("hooks", {})
     for event, matcher, command in entries:
         group = {
@@ -164,17 +168,23 @@ def wire_hooks(vendor: str, scratch: Path, kinds: list) -> None:
         hooks.setdefault(event, []).append(group)
     if vendor == "gemini":
         data.setdefault("hooksConfig", {})["enabled"] = True
+    config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def hook_config(vendor: str, scratch: Path) -> Path:
+    """The vendor's user config, where the smoke hooks go."""
+    return runner.hook_config(pinned.profile(vendor), scratch, "smoke")
 
 
 def turn(
     vendor: str, scratch: Path, mock: MockServer, kinds: list, prompt: str = PROMPT
 ) -> runner.TurnResult:
-    runner.prepare_home(vendor, scratch, mock.url)
+    runner.prepare_home(pinned.cli(vendor), scratch, mock.url)
     wire_hooks(vendor, scratch, kinds)
-    result = runner.run_turn(vendor, prompt, scratch=scratch, mock=mock, timeout=60)
+    result = runner.run_turn(pinned.cli(vendor), prompt, scratch=scratch, mock=mock, timeout=60)
     # The runner refreshed its own keys; the hooks must still be there.
-    assert EVENTS[vendor][kinds[0]] in runner.config_path(vendor, scratch).read_text()
+    assert EVENTS[vendor][kinds[0]] in hook_config(vendor, scratch).read_text()
     return result
 
 
@@ -313,7 +323,8 @@ def test_timeout_ends_the_turn_and_its_hooks(vendor, live_clis, tmp_path):
     timeout = HOOK_TIMEOUT[vendor] * 12  # 120 s, far beyond the turn's timeout
     event = EVENTS[vendor]["pre_tool"]
     with MockServer(Script.writing("target.txt", CONTENT)) as mock:
-        config = runner.prepare_home(vendor, tmp_path, mock.url)
+        runner.prepare_home(pinned.cli(vendor), tmp_path, mock.url)
+        config = hook_config(vendor, tmp_path)
         if vendor == "codex":
             config.write_text(
                 config.read_text()
@@ -321,8 +332,9 @@ def test_timeout_ends_the_turn_and_its_hooks(vendor, live_clis, tmp_path):
                 f'[[hooks.{event}.hooks]]\ntype = "command"\ncommand = {json.dumps(command)}\n'
                 f"timeout = {timeout}\n"
             )
+            trust_all(pinned.profile(vendor), config)
         else:
-            data = json.loads(config.read_text())
+            data = json.loads(config.read_text()) if config.exists() else {}
             data["hooks"] = {
                 event: [
                     {
@@ -331,11 +343,12 @@ def test_timeout_ends_the_turn_and_its_hooks(vendor, live_clis, tmp_path):
                     }
                 ]
             }
+            config.parent.mkdir(parents=True, exist_ok=True)
             config.write_text(json.dumps(data))
         # The clock starts when the hook has recorded its pid (it then hangs for 60 s; the turn
         # itself would end in about 1 s), so a slow start on a busy machine costs no margin.
         result = runner.run_turn(
-            vendor,
+            pinned.cli(vendor),
             PROMPT,
             scratch=tmp_path,
             mock=mock,

@@ -1,5 +1,6 @@
 """`hookshape init [--example NAME] [--force]`: start a harness in the working directory: a
-commented spec `hookshape.toml` with its schema line first, and `hookshape.schema.json` beside it.
+commented spec `hookshape.toml` with its schema line first, `hookshape.schema.json` beside it,
+and the example's test cases (`NAME.tests.toml` beside the example) as `hookshape.tests.toml`.
 
 The examples are data: `default` is the built-in default harness (the spec the package ships),
 and every `NAME.toml` in the repository's examples/ folder (shipped in the wheel as
@@ -16,6 +17,7 @@ from pathlib import Path
 import click
 
 from hookshape.commands.schema import schema_text
+from hookshape.diagnose.cases import TESTS_NAME, TESTS_SUFFIX
 from hookshape.errors import HookshapeError
 from hookshape.plan.artifacts import DATA
 from hookshape.spec.hooks import Hook
@@ -27,6 +29,7 @@ DEFAULT_EXAMPLE = "default"
 EXAMPLES_DIR = "examples"         # in the repository
 PACKAGED_EXAMPLES_DIR = "specs"   # examples/ as the wheel ships it
 NEXT = ("hookshape validate", "hookshape render")
+NEXT_TESTS = "hookshape test"
 
 
 def examples_dir() -> Path:
@@ -39,7 +42,8 @@ def examples_dir() -> Path:
 
 def examples() -> dict[str, Path]:
     """Example name -> spec file: `default` first, then the example folder's specs by name."""
-    found = {p.stem: p for p in sorted(examples_dir().glob("*.toml")) if p.stem != DEFAULT_EXAMPLE}
+    found = {p.stem: p for p in sorted(examples_dir().glob("*.toml"))
+             if p.stem != DEFAULT_EXAMPLE and not p.name.endswith(TESTS_SUFFIX)}
     return {DEFAULT_EXAMPLE: builtin_spec_path(), **found}
 
 
@@ -62,6 +66,12 @@ def spec_text(source: Path) -> str:
 class Target:
     path: Path
     data: bytes
+
+
+def tests_of(source: Path) -> Target | None:
+    """The example's test cases (NAME.tests.toml beside it), to go beside the new spec."""
+    found = source.with_name(f"{source.stem}{TESTS_SUFFIX}")
+    return Target(Path.cwd() / TESTS_NAME, found.read_bytes()) if found.is_file() else None
 
 
 def hook_files(hooks: list[Hook], base: Path) -> list[Target]:
@@ -119,26 +129,32 @@ def _restore(done: list[tuple[Target, bytes | None]]) -> None:
 @click.command("init")
 @click.option("--example", "example", default=DEFAULT_EXAMPLE, show_default=True, metavar="NAME",
               help="The example spec to start from.")
-@click.option("--force", is_flag=True, help="Overwrite an existing ./hookshape.toml.")
+@click.option("--force", is_flag=True,
+              help="Overwrite an existing ./hookshape.toml (and ./hookshape.tests.toml).")
 def command(example: str, force: bool) -> None:
-    """Write ./hookshape.toml (an example spec, schema line first) and ./hookshape.schema.json."""
+    """Write ./hookshape.toml (an example spec, schema line first), ./hookshape.schema.json and
+    the example's ./hookshape.tests.toml."""
     source = example_path(example)
     spec = Path.cwd() / SPEC_NAME
-    if not force and (spec.exists() or spec.is_symlink()):
-        raise HookshapeError(f"{spec} exists: pass --force to overwrite it")
+    tests = tests_of(source)
+    for path in (spec, *([tests.path] if tests else [])):
+        if not force and (path.exists() or path.is_symlink()):
+            raise HookshapeError(f"{path} exists: pass --force to overwrite it")
     loaded = load(source)  # the example must validate before anything is written
     schema = Path.cwd() / SCHEMA_NAME
     files = hook_files(loaded.spec.hooks, source.parent)
     for target in files:
         target.path.parent.mkdir(parents=True, exist_ok=True)
     write_together([Target(schema, schema_text().encode()),
-                    Target(spec, spec_text(source).encode()), *files])
+                    Target(spec, spec_text(source).encode()), *([tests] if tests else []), *files])
     click.echo(f"{spec}: written (example {example})")
     click.echo(f"{schema}: written")
+    if tests:
+        click.echo(f"{tests.path}: written (the example's test cases)")
     for target in files:
         click.echo(f"{target.path}: written (used by a hook)")
     click.echo("next:")
-    for line in NEXT:
+    for line in (*NEXT, *([NEXT_TESTS] if tests else [])):
         click.echo(f"  {line}")
     if os.environ.get(SPEC_ENV):
         click.echo(f"hookshape: warning: {SPEC_ENV} is set: commands read that spec, not "

@@ -1,14 +1,16 @@
-"""`hookshape install`: stage the gates and tentacles, merge the entries into vendor configs."""
+"""`hookshape install`: the spec's plan (or a rendered tree's scripts with the spec's entries),
+applied to a home: gates and tentacles staged, entries merged into the vendors' configs."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import click
 
-from hookshape.commands.options import profiles_option, spec_option
-from hookshape.install import installer, request
+from hookshape.commands.options import profiles_option, say, spec_option
+from hookshape.install import installer
 from hookshape.install.options import (
     change_options,
     home_option,
@@ -17,7 +19,19 @@ from hookshape.install.options import (
     vendor_option,
 )
 from hookshape.install.paths import Scope
-from hookshape.spec.load import SpecChoice
+from hookshape.plan.homes import homes
+from hookshape.plan.plan import Plan, build
+from hookshape.render.manifest import listed_files
+from hookshape.spec.load import Loaded, SpecChoice
+
+
+def plan_of(loaded: Loaded, harness: Path, source: Path | None) -> Plan:
+    """The spec's plan for this harness home; with --from, its scripts are the tree's (checked
+    against its MANIFEST)."""
+    if source is None:
+        return build(loaded, harness)
+    scripts = listed_files(source, "bin/", "--from wants an extracted dist/ tree")
+    return build(loaded, harness, scripts, source)
 
 
 @click.command("install")
@@ -37,9 +51,8 @@ def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: 
             profile_dirs: tuple[Path, ...]) -> None:
     """Install the harness: scripts under the harness home, entries in each vendor's config."""
     loaded = (spec.carried_by(source) if source else spec).load(profile_dirs)
-    req = request.make(loaded, vendors, scope, project, home, force=force, dry_run=dry_run)
-    for note in req.skipped:
-        click.echo(f"note: {note}")
-    code = installer.run(req, source.resolve() if source else None, click.echo)
+    where = homes(loaded.spec, home, os.environ)
+    plan = plan_of(loaded, where.harness, source.resolve() if source else None)
+    code = installer.install(plan, where, vendors, scope, project, force, dry_run, say)
     if code:
         sys.exit(code)

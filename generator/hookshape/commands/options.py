@@ -11,8 +11,9 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from hookshape.errors import HookshapeError
-from hookshape.spec.load import SPEC_ENV, SpecChoice
+from hookshape.errors import HookshapeError, OutputError
+from hookshape.plan.matchers import raw_name_warnings
+from hookshape.spec.load import SPEC_ENV, Loaded, SpecChoice
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -68,3 +69,19 @@ def repeated_options() -> str:
     for folder in ctx.params.get("profile_dirs") or ():
         words += ["--profiles", str(folder)]
     return "".join(f" {shlex.quote(w)}" for w in words)
+
+
+def say(line: str) -> None:
+    """click.echo for a command's report: a report that cannot be written (a full disk, a closed
+    pipe) is one error that names standard output, never taken for a failure of the files."""
+    try:
+        click.echo(line)
+    except OSError as exc:
+        raise OutputError(f"standard output: {exc.strerror or exc}") from None
+
+
+def warn_about(loaded: Loaded) -> None:
+    """What the spec may get wrong without being invalid, one warning line each on stderr: a
+    raw tool name in a hook's match that an enabled vendor is not known to have."""
+    for problem in raw_name_warnings(loaded.spec, loaded.vendors):
+        click.echo(f"hookshape: warning: {loaded.spec_path}: {problem}", err=True)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from hookshape.commands.options import profiles_option, repeated_options, spec_option
-from hookshape.plan.artifacts import build
+from hookshape.commands.options import profiles_option, repeated_options, spec_option, warn_about
+from hookshape.plan.plan import build
 from hookshape.render.write import diff_plan, write_plan
 from hookshape.spec.load import Loaded, SpecChoice
 
@@ -30,8 +30,9 @@ def default_out(loaded: Loaded) -> Path:
 def command(spec: SpecChoice, profile_dirs: tuple[Path, ...], out: Path | None, check: bool) -> None:
     """Render the spec into dist/ (gates, tentacles, vendor configs, MANIFEST, CAPABILITIES)."""
     loaded = spec.load(profile_dirs)
+    warn_about(loaded)
     target = out or default_out(loaded)
-    artifacts = build(loaded)
+    artifacts = build(loaded).artifacts
     if check:
         drift = diff_plan(target, artifacts)
         if drift:

@@ -14,7 +14,7 @@ from hookshape.commands.options import profiles_option, spec_option
 from hookshape.diagnose import health
 from hookshape.errors import HookshapeError
 from hookshape.install.options import home_option
-from hookshape.install.paths import homes
+from hookshape.plan.homes import homes
 from hookshape.spec.load import SpecChoice
 from hookshape.spec.model import Spec
 
@@ -51,13 +51,20 @@ def render_text(spec: Spec, home: Path, now: float) -> str:
     else:
         lines.append("recent events:" if recent else "recent events: none yet")
         lines += [f"  {health.event_words(e)}" for e in recent]
+    runs = health.hook_runs(spec, home)
+    if runs:
+        lines.append("hooks (last outcomes):")
+        for name, seen in runs.items():
+            lines += [f"  {health.hook_words(r)}" for r in seen] or [f"  {name}: no run recorded"]
     return "\n".join(lines)
 
 
 def render_json(spec: Spec, home: Path, now: float) -> str:
     out = {"home": str(home), **switches(spec, home),
            "breakers": [b.to_json(now) for b in health.breakers(spec, home)],
-           "events": [e.to_json() for e in health.events(spec, home, EVENTS)]}
+           "events": [e.to_json() for e in health.events(spec, home, EVENTS)],
+           "hooks": {name: [r.to_json() for r in seen]
+                     for name, seen in health.hook_runs(spec, home).items()}}
     return json.dumps(out, indent=2)
 
 

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import click
 
-from hookshape.commands.options import profiles_option, spec_option
+from hookshape.commands.options import profiles_option, say, spec_option
 from hookshape.install import ledger as ledgers
 from hookshape.install import request, uninstaller
 from hookshape.install.options import home_option, project_option, scope_option
-from hookshape.install.paths import Scope, homes
+from hookshape.install.paths import Scope
+from hookshape.plan.homes import homes
 from hookshape.spec.load import Loaded, SpecChoice
 
 
@@ -45,7 +46,7 @@ def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: 
     req = request.make(loaded, names, scope, project, home, force=force, dry_run=dry_run,
                        enabled_only=False)
     for note in req.skipped:
-        click.echo(f"note: {note}")
-    code = uninstaller.run(req, click.echo)
+        say(f"note: {note}")
+    code = uninstaller.run(req, say)
     if code:
         sys.exit(code)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from hookshape.commands.options import profiles_option, spec_option
+from hookshape.commands.options import profiles_option, spec_option, warn_about
 from hookshape.spec.load import SpecChoice
 
 
@@ -16,6 +16,7 @@ from hookshape.spec.load import SpecChoice
 def command(spec: SpecChoice, profile_dirs: tuple[Path, ...]) -> None:
     """Check the spec and the vendor profiles it uses."""
     loaded = spec.load(profile_dirs)
+    warn_about(loaded)
     vendors = ", ".join(p.id for p in loaded.vendors)
     parsed = loaded.spec
     click.echo(f"{loaded.spec_path}: valid ({len(parsed.jobs())} built-in jobs, {len(parsed.groups())} hook gates; "

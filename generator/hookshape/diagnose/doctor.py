@@ -10,7 +10,7 @@ from hookshape.diagnose.findings import Ctx, Report
 from hookshape.diagnose.harness_checks import harness_report
 from hookshape.diagnose.vendor_checks import vendor_report
 from hookshape.edit.managed import owner
-from hookshape.install.paths import Homes
+from hookshape.plan.homes import Homes
 from hookshape.spec.load import Loaded
 from hookshape.spec.profiles import Profile
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from hookshape.edit.managed import Owner
-from hookshape.install.paths import Homes
+from hookshape.plan.homes import Homes
 from hookshape.spec.load import Loaded
 
 Severity = Literal["error", "warn", "info"]

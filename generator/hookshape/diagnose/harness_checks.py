@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hookshape.diagnose import health
 from hookshape.diagnose.findings import Ctx, Finding, Report, Severity
-from hookshape.install.paths import harness_home
+from hookshape.plan.homes import harness_home
 
 # The gate outcomes that skip the tentacle (see hookshape.diagnose.health.OUTCOMES).
 SKIPS = frozenset({"not-ready", "unarmed", "skipped-open", "skipped-probe"})

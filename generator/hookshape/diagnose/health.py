@@ -15,7 +15,8 @@ eight space-separated fields, always replaced whole (temp file + mv)::
   cooldown away, so a probe whose gate was killed is replaced by the next window's).
 - `failures`: consecutive infrastructure failures (crash, timeout, slow, missing, and on a gate of
   user hooks `hook`: a fail-open hook crashed, timed out or was missing); verdicts never count.
-- `kind`: the last failure (`crash|timeout|slow|missing|hook`), `-` when none.
+- `kind`: the last failure (`crash|timeout|slow|missing|hook|unfinished|unfinished-closed`), `-`
+  when none.
 - `last_s`: epoch seconds of the last failure (0 when none).
 - `retry_s`, `retry_ms`: when the next probe may run (epoch seconds and 0-999 ms); 0 0 closed.
 - `told`: 1 once the breaker notice of this trip went to the agent.
@@ -35,13 +36,19 @@ end, tab-separated `key=value` fields::
     t=<epoch s.mmm> run=<pid>-<start s> ev=start tentacle=<name> vendor=<id or -> phase=<label>
     ... ev=end ... outcome=<outcome> exit=<code> ms=<duration>
 
-Outcomes: healthy, verdict, slow, crash, timeout, missing, hook, skipped-open, skipped-probe,
-not-ready, unarmed, and on a gate with fail-closed hooks closed-crash, closed-timeout,
-closed-missing; a probe's own result is prefixed `probe-`.
+Outcomes: healthy, verdict, slow, crash, timeout, missing, hook, lost, skipped-open,
+skipped-probe, not-ready, unarmed, and on a gate of user hooks unfinished and unfinished-closed;
+a probe's own result is prefixed `probe-`. A gate of user hooks adds a line per hook that ran::
+
+    ... ev=hook tentacle=<gate> vendor=<id> hook=<name> outcome=<what it did> stderr=<its last 2 KiB>
+
+its outcome in words (allowed, context, rewrote, refused: <how>, failed: <why>, not said: ...),
+its stderr on one line (tabs and line ends as spaces).
 """
 
 from __future__ import annotations
 
+import glob
 import shutil
 import time
 from dataclasses import dataclass, replace
@@ -58,7 +65,8 @@ STATE_TAG = "breaker/1"
 STATE_EXT = ".state"
 LOCK_EXT = ".lock"
 PROBE_EXT = ".probe"
-KINDS = frozenset({"crash", "timeout", "slow", "missing", "hook"})
+TOKEN = ".f."  # <state>.f.<pid>: a failure a gate recorded, not yet counted into the state
+KINDS = frozenset({"crash", "timeout", "slow", "missing", "hook", "unfinished", "unfinished-closed"})
 STATES = {"closed": "closed", "open": "open", "half": "half-open"}
 
 OUTCOMES = {
@@ -69,16 +77,18 @@ OUTCOMES = {
     "timeout": "hit the deadline and was killed (a failure)",
     "missing": "tentacle missing or not executable (a failure)",
     "hook": "a fail-open hook crashed, timed out or was missing; the others' answer stands (a failure)",
-    "closed-crash": "the hooks adapter crashed; its fail-closed hooks blocked (a failure)",
-    "closed-timeout": "the hooks adapter timed out; its fail-closed hooks blocked (a failure)",
-    "closed-missing": "the hooks adapter is missing; its fail-closed hooks blocked (a failure)",
+    "lost": "decided on a verdict whose answer could not be written (a full disk); the gate blocked",
+    "unfinished": "the run of the hooks did not finish (its job died or was killed) (a failure)",
+    "unfinished-closed": ("the run of the hooks did not finish while a fail-closed hook was in it; "
+                          "the gate refused (a failure)"),
     "skipped-open": "skipped: circuit open",
     "skipped-probe": "skipped: another call is probing",
     "not-ready": "skipped: daemon not ready",
     "unarmed": "skipped: project not armed",
 }
 KIND_WORDS = {"crash": "crash", "timeout": "timeout", "slow": "slow", "missing": "missing tentacle",
-              "hook": "failed hook"}
+              "hook": "failed hook", "unfinished": "unfinished run",
+              "unfinished-closed": "unfinished run, refused"}
 
 
 @dataclass(frozen=True)
@@ -129,6 +139,23 @@ class Event:
                 "exit": self.exit, "ms": self.ms}
 
 
+@dataclass(frozen=True)
+class HookRun:
+    """What one user hook did in one call of its gate (a debug-log ev=hook line)."""
+
+    time: float
+    run: str
+    gate: str
+    vendor: str
+    hook: str
+    outcome: str
+    stderr: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"time": iso(self.time), "run": self.run, "gate": self.gate, "vendor": self.vendor,
+                "hook": self.hook, "outcome": self.outcome, "stderr": self.stderr}
+
+
 def iso(epoch: float) -> str:
     stamp = datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
     return stamp.replace("+00:00", "Z")
@@ -165,9 +192,15 @@ def parse_state(line: str) -> dict[str, Any]:
             "retry_s": _num(retry_s), "retry_ms": _num(retry_ms), "told": told == "1"}
 
 
+def pending(state: Path) -> list[Path]:
+    """The failures gates recorded that no holder of the state lock has counted in yet."""
+    return sorted(state.parent.glob(glob.escape(state.name) + TOKEN + "*"))
+
+
 def read_breaker(spec: Spec, home: Path, tentacle: Tentacle | Group) -> Breaker:
     path = state_path(spec, home, tentacle)
-    closed = Breaker(name=tentacle.name, role=tentacle.role, phase=tentacle.phase, path=path)
+    closed = Breaker(name=tentacle.name, role=tentacle.role, phase=tentacle.phase, path=path,
+                     failures=len(pending(path)))
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
@@ -179,7 +212,8 @@ def read_breaker(spec: Spec, home: Path, tentacle: Tentacle | Group) -> Breaker:
     except ValueError as exc:
         return replace(closed, problem=f"malformed ({exc}); the gate treats it as closed")
     has_retry = f["state"] != "closed"
-    return replace(closed, state=f["state"], failures=f["failures"], last_kind=f["kind"],
+    return replace(closed, state=f["state"], failures=f["failures"] + closed.failures,
+                   last_kind=f["kind"],
                    last_failure=float(f["last_s"]) if f["last_s"] else None,
                    retry_at=f["retry_s"] + f["retry_ms"] / 1000 if has_retry else None,
                    told=f["told"])
@@ -190,11 +224,13 @@ def breakers(spec: Spec, home: Path) -> list[Breaker]:
 
 
 def reset(spec: Spec, home: Path) -> list[Path]:
-    """Close every breaker: remove the state files (and any stale lock or probe dir)."""
+    """Close every breaker: remove the state files (and any stale lock or probe dir, and the
+    failures not yet counted)."""
     removed = []
     for t in spec.gates():
         state = state_path(spec, home, t)
-        for path in (state, state.with_suffix(LOCK_EXT), state.with_suffix(PROBE_EXT)):
+        for path in (state, state.with_suffix(LOCK_EXT), state.with_suffix(PROBE_EXT),
+                     *pending(state)):
             try:
                 if path.is_dir() and not path.is_symlink():
                     shutil.rmtree(path)
@@ -251,6 +287,33 @@ def events(spec: Spec, home: Path, limit: int = 10) -> list[Event]:
                            outcome=f.get("outcome") if ev == "end" else None,
                            exit=_int(f.get("exit")), ms=_int(f.get("ms")))
     return list(found.values())[-limit:]
+
+
+def hook_runs(spec: Spec, home: Path, per_hook: int = 3) -> dict[str, list[HookRun]]:
+    """The last `per_hook` outcomes of each user hook in the debug log, oldest first, by hook
+    name in spec order (a hook that never ran has none)."""
+    log = home / spec.gate.debug_log
+    found: dict[str, list[HookRun]] = {h.name: [] for h in spec.hooks if h.job is None}
+    for line in text_lines(log.with_name(log.name + ".1")) + text_lines(log):
+        f = _fields(line)
+        name = f.get("hook", "")
+        if f.get("ev") != "hook" or name not in found:
+            continue
+        try:
+            when = float(f.get("t", ""))
+        except ValueError:
+            continue
+        found[name] = [*found[name], HookRun(when, f.get("run", ""), f.get("tentacle", "?"),
+                                             f.get("vendor", "-"), name, f.get("outcome", "?"),
+                                             f.get("stderr", "").strip())][-per_hook:]
+    return found
+
+
+def hook_words(r: HookRun) -> str:
+    stamp = local_time(r.time) + f".{int(r.time * 1000) % 1000:03d}"
+    via = f" via {r.vendor}" if r.vendor not in ("", "-") else ""
+    tail = f"; stderr: {r.stderr}" if r.stderr else ""
+    return f"{stamp} {r.hook}{via}: {r.outcome}{tail}"
 
 
 def outcome_words(outcome: str | None) -> str:

@@ -7,23 +7,22 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from hookshape.diagnose.events import example_path
+from hookshape.diagnose.scratch import harness_dir, prepare, rendered
 from hookshape.diagnose.verdict import Run, verdict
 from hookshape.errors import HookshapeError
-from hookshape.install.paths import harness_home, user_home
-from hookshape.plan.artifacts import hook_file_artifacts, script_artifacts
+from hookshape.plan.homes import harness_home, user_home
 from hookshape.spec.hooks import Group
 from hookshape.spec.load import Loaded
 from hookshape.spec.profiles import Profile
 from hookshape.spec.tentacles import Tentacle
-from hookshape.spec.types import ROLES, Event
+from hookshape.spec.types import EVENTS, Event
 
 
 @dataclass(frozen=True)
@@ -35,30 +34,49 @@ class Target:
 
     @property
     def rel(self) -> str:
+        """The script run: the gate, or a built-in job's tentacle (the gate of user hooks runs
+        them itself: it is the script either way)."""
         sub = self.loaded.spec.harness.tentacle_dir
         name = self.tentacle.name
-        return f"bin/{name}" if self.gate else f"bin/{sub}/{name}"
+        return f"bin/{name}" if self.gate or isinstance(self.tentacle, Group) else f"bin/{sub}/{name}"
+
+
+def gates_said(loaded: Loaded) -> str:
+    """The spec's gates as `event (gate name)`, for an error that lists what exists."""
+    return ", ".join(f"{g.role} ({g.name})" for g in loaded.spec.gates())
 
 
 def find_tentacle(loaded: Loaded, name: str) -> Tentacle | Group:
-    """A role or event (`pre_tool`, `pre-tool`), a tentacle name, or the gate name of a group of
-    user hooks."""
-    role = name.replace("-", "_")
-    for tentacle in loaded.spec.gates():
-        if name == tentacle.name or role == tentacle.role:
-            return tentacle
-    known = ", ".join([*ROLES, *(t.name for t in loaded.spec.gates())])
-    raise HookshapeError(f"no tentacle {name!r} in {loaded.spec_path} (known: {known})")
+    """A gate of the spec by its name, or by its event (`pre_tool`, `pre-tool`) when the spec
+    has one gate on it; an error lists the gates the spec has."""
+    gates = loaded.spec.gates()
+    for gate in gates:
+        if name == gate.name:
+            return gate
+    event = name.replace("-", "_")
+    on = [g for g in gates if g.role == event]
+    if len(on) == 1:
+        return on[0]
+    if on:
+        raise HookshapeError(f"the {event} event has {len(on)} gates in {loaded.spec_path}: "
+                             f"{', '.join(g.name for g in on)}; name one")
+    what = f"no hook or tentacle on {event}" if event in EVENTS else f"no gate or event {name!r}"
+    raise HookshapeError(f"{what} in {loaded.spec_path} (its gates: {gates_said(loaded)})")
 
 
-def example(profile: Profile, role: str) -> tuple[bytes, str]:
-    found = resources.files("hookshape") / "examples" / profile.id / f"{role}.json"
+def example(profile: Profile, event: Event) -> tuple[bytes, str]:
+    if not profile.events.of(event):
+        have = ", ".join(e for e in EVENTS if profile.events.of(e))
+        raise HookshapeError(f"{profile.vendor.display} has no {event} event, so it never runs "
+                             f"these hooks (its events: {have}); pass --payload FILE to run "
+                             "them anyway")
+    found = example_path(profile.id, event)
     if not found.is_file():
-        raise HookshapeError(f"no built-in {role} example for {profile.id}; pass --payload FILE")
-    return found.read_bytes(), f"built-in example {profile.id}/{role}.json"
+        raise HookshapeError(f"no built-in {event} example for {profile.id}; pass --payload FILE")
+    return found.read_bytes(), f"built-in example {profile.id}/{event}.json"
 
 
-def payload(source: str | None, profile: Profile, role: str) -> tuple[bytes, str]:
+def payload(source: str | None, profile: Profile, role: Event) -> tuple[bytes, str]:
     if source is None:
         return example(profile, role)
     if source == "-":
@@ -103,35 +121,6 @@ def as_object(data: bytes) -> dict[str, Any]:
 
 
 @contextmanager
-def scripts(target: Target) -> Iterator[Path]:
-    """The script from dist/ next to the spec (not for the built-in spec), else the spec
-    rendered into a temp dir, with the files its user hooks name."""
-    dist = target.loaded.spec_path.resolve().parent / "dist"
-    if not target.loaded.builtin and (dist / target.rel).is_file():
-        yield dist / target.rel
-        return
-    with tempfile.TemporaryDirectory(prefix="hookshape-sim-") as tmp:
-        for art in script_artifacts(target.loaded) + hook_file_artifacts(target.loaded):
-            path = Path(tmp) / art.path
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(art.data)
-            path.chmod(art.mode)
-        yield Path(tmp) / target.rel
-
-
-def prepare_scratch(loaded: Loaded, harness: Path) -> None:
-    """A scratch harness home where a gate lets the tentacle run: readiness lease held, fresh
-    heartbeat, every directory armed."""
-    gate = loaded.spec.gate
-    files = ((gate.ready_file, "4242\n"), (gate.pid_file, "4242\n"),
-             (gate.heartbeat_file, f"{int(time.time())}\n"), (gate.armed_roots_file, "/\n"))
-    for rel, text in files:
-        path = harness / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-
-
-@contextmanager
 def home_for(loaded: Loaded, option: Path | None,
              env: Mapping[str, str]) -> Iterator[tuple[Path, str]]:
     """(user home, how to describe it): --home/$HOOKSHAPE_HOME, else a prepared scratch home."""
@@ -141,7 +130,7 @@ def home_for(loaded: Loaded, option: Path | None,
         return
     with tempfile.TemporaryDirectory(prefix="hookshape-home-") as tmp:
         home = Path(tmp)
-        prepare_scratch(loaded, home / loaded.spec.harness.home_default.removeprefix("~/"))
+        prepare(loaded, harness_dir(loaded, home))
         yield home, f"{home} (scratch: lease held, armed; --home uses a real one)"
 
 
@@ -151,7 +140,7 @@ def environment(loaded: Loaded, profile: Profile, home: Path, base: Mapping[str,
     harness = loaded.spec.harness
     env["HOME"] = str(home)
     env[harness.provider_env] = profile.id
-    env[harness.home_env] = str(home / harness.home_default.removeprefix("~/")) if scratch \
+    env[harness.home_env] = str(harness_dir(loaded, home)) if scratch \
         else str(harness_home(loaded.spec, home, base))
     return env
 
@@ -192,13 +181,15 @@ def simulate(target: Target, opts: Options, base: Mapping[str, str],
         warn(problem)
     timeout_s = max(10.0, 3 * target.loaded.spec.deadline(target.tentacle) / 1000)
     scratch = opts.home is None and not base.get("HOOKSHAPE_HOME")
-    with home_for(target.loaded, opts.home, base) as (home, described), scripts(target) as script:
+    with home_for(target.loaded, opts.home, base) as (home, described), \
+            rendered(target.loaded) as tree:
+        script = tree / target.rel
         env = environment(target.loaded, target.profile, home, base, scratch)
         run = execute(script, opts.shell, data, env, timeout_s)
         lines = [f"vendor: {target.profile.id} ({target.profile.vendor.display}), event "
                  f"{target.profile.events.of(role) or '(none)'}",
-                 f"script: {script} ({'gate' if target.gate else 'tentacle'} "
-                 f"{target.tentacle.name})",
+                 f"script: {target.rel} ({'gate' if target.gate else 'tentacle'} "
+                 f"{target.tentacle.name}), rendered from the spec in memory",
                  f"payload: {origin}", f"home: {described}"]
     lines += [f"exit code: {run.code}", *block("stdout", run.stdout), *block("stderr", run.stderr),
               f"verdict: {verdict(target.profile, role, as_object(data), run)}"]

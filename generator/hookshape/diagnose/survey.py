@@ -4,6 +4,7 @@ and the shape problems a vendor would reject the file for."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,7 +78,7 @@ def _switch_leaves(profile: Profile) -> set[str]:
     names = [profile.config.enable_switch, *profile.config.legacy_switches,
              profile.config.trust_table]
     leaves = {n.split(".", 1)[1].split(".", 1)[0] for n in names if root and n.startswith(root + ".")}
-    return leaves | (set(profile.config.extras) if not root else set())
+    return leaves | set(profile.config.root_fields) | (set(profile.config.extras) if not root else set())
 
 
 def _events(profile: Profile, survey: Survey) -> None:
@@ -200,6 +201,39 @@ def lookup(data: dict[str, Any], dotted: str) -> Any:
             return None
         node = node[key]
     return node
+
+
+def at(data: dict[str, Any], where: str) -> Any:
+    """The value at a location as a Handler names it (`hooks.PreToolUse[0]`, `"name".Stop[1]`),
+    or None."""
+    node: Any = data
+    for part in re.findall(r'"(?:[^"\\]|\\.)*"|\[\d+\]|[^.\[]+', where):
+        if part.startswith("["):
+            index = int(part[1:-1])
+            node = node[index] if isinstance(node, list) and index < len(node) else None
+        else:
+            key = json.loads(part) if part.startswith('"') else part
+            node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
+def matcher(survey: Survey, handler: Handler) -> str | None:
+    """The tool matcher a handler runs under: its group's, or its own (flat layouts)."""
+    found = handler.value.get("matcher")
+    if "].hooks[" in handler.where:
+        group = at(survey.data, handler.where.rsplit(".hooks[", 1)[0])
+        found = group.get("matcher") if isinstance(group, dict) else None
+    return found if isinstance(found, str) else None
+
+
+def event_names(profile: Profile, survey: Survey) -> list[str]:
+    """The keys of the file that stand for events (under root; switches and settings left out)."""
+    cfg = profile.config
+    if cfg.root == "{name}" or cfg.layout == "list":
+        return list(dict.fromkeys(h.event for h in survey.handlers))
+    hooks = survey.data.get(cfg.root) if cfg.root else survey.data
+    skip = _switch_leaves(profile)
+    return [k for k in hooks if k not in skip] if isinstance(hooks, dict) else []
 
 
 def trusted(data: dict[str, Any], table: str, key: str) -> int:

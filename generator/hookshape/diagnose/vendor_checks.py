@@ -14,14 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookshape.diagnose import field_checks as field
 from hookshape.diagnose import survey as surveys
 from hookshape.diagnose.findings import Ctx, Finding, Report, Severity
-from hookshape.diagnose.survey import Handler, Survey, lookup, trusted
-from hookshape.edit.formats import switches
+from hookshape.diagnose.survey import Handler, Survey, lookup
 from hookshape.install.ledger import ledger_path
-from hookshape.install.paths import Scope, also_read, config_path, harness_home, legacy_paths
+from hookshape.install.paths import Scope, also_read, config_path, legacy_paths
 from hookshape.plan.artifacts import job_files
 from hookshape.plan.entries import entries
+from hookshape.plan.homes import harness_home
 from hookshape.spec.profiles import Profile
 
 
@@ -133,16 +134,19 @@ def _script_findings(ctx: Ctx, command: str, where: str) -> list[Finding]:
                         f"run `{ctx.hs('install')}` (it writes absolute, quoted paths)")]
     path = Path(script)
     # the gate's files, laid out around it as in bin/
-    gate, job, program, lib = (path.parent / rel.removeprefix("bin/") for rel in job_files(ctx.loaded, path.name))
+    files = [path.parent / rel.removeprefix("bin/") for rel in job_files(ctx.loaded, path.name)]
+    gate, program, lib = files[0], files[-2], files[-1]
+    job = files[1] if len(files) == 4 else gate
     out = []
-    for target in (gate, job):
+    for target in dict.fromkeys((gate, job)):
         if not target.is_file():
             out.append(Finding("error", "missing-script", f"{where}: {target} does not exist",
                                f"run `{ctx.hs('install')}`"))
         elif not os.access(target, os.X_OK):
             out.append(Finding("error", "not-executable", f"{where}: {target} is not executable",
                                f"chmod 0755 {target} (or run `{ctx.hs('install')}`)"))
-    # the awk programs beside the tentacle: without them it says nothing, every call allowed
+    # the awk programs beside the tentacle (or of a gate of user hooks): without them a tentacle
+    # says nothing, every call allowed; a gate of user hooks fails its hooks
     for target in (program, lib) if job.is_file() else ():
         if not target.is_file():
             out.append(Finding("error", "missing-script", f"{where}: {target} does not exist (the "
@@ -256,7 +260,7 @@ def check_switches(ctx: Ctx, s: Seen) -> list[Finding]:
     out = []
     enable = s.profile.config.enable_switch
     for v in s.read:
-        for dotted in switches(s.profile):
+        for dotted in s.profile.config.switches:
             value = lookup(v.data, dotted)
             if value is False:
                 out.append(Finding("error", "switched-off", f"{v.path}: {dotted} is false: "
@@ -267,22 +271,6 @@ def check_switches(ctx: Ctx, s: Seen) -> list[Finding]:
                 out.append(Finding("warn", "old-switch", f"{v.path}: {dotted} is an old key",
                                    f"use {enable} instead" if enable else "remove it"))
     return out
-
-
-def check_trust(ctx: Ctx, s: Seen) -> list[Finding]:
-    """From the profile's trust_table / trust_key: the vendor skips hooks nobody trusted."""
-    table, key = s.profile.config.trust_table, s.profile.config.trust_key
-    if not table or not s.ours(ctx):
-        return []
-    user = config_path(s.profile, "user", ctx.homes.user, ctx.project, ctx.loaded.spec.harness.name)
-    data = next((v.data for v in s.read if v.path == user), {})
-    if trusted(data, table, key):
-        return []
-    return [Finding("warn", "untrusted", f"{user}: no {table}.<hook> entries with {key}: "
-                    f"{s.profile.vendor.display} skips hooks nobody reviewed and trusted, silently",
-                    f"start {s.profile.vendor.display}, review its hooks and trust the "
-                    f"{ctx.loaded.spec.harness.name} hooks"
-                    + (f" ({s.profile.vendor.caveat})" if s.profile.vendor.caveat else ""))]
 
 
 def check_auth(ctx: Ctx, s: Seen) -> list[Finding]:
@@ -311,8 +299,10 @@ def check_notes(ctx: Ctx, s: Seen) -> list[Finding]:
 
 
 CHECKS: list[Check] = [check_parse, check_comments, check_shape, check_wired, check_elsewhere,
-                       check_commands, check_foreign_paths, check_duplicates, check_fail_closed, check_timeouts,
-                       check_switches, check_trust, check_auth, check_notes]
+                       check_commands, check_foreign_paths, check_duplicates, field.check_duplicate_commands,
+                       check_fail_closed, check_timeouts, check_switches, field.check_trust,
+                       field.check_unknown_events, field.check_mcp_matchers, field.check_plugin_mcp,
+                       field.check_also_runs, field.check_sdk_host, check_auth, check_notes]
 
 
 def vendor_report(ctx: Ctx, profile: Profile) -> Report:

@@ -10,8 +10,9 @@ from typing import Any
 from hookshape.edit import jsonedit as je
 from hookshape.edit.hooksjson import normalise, style_of
 from hookshape.edit.managed import Owner, all_ours, unit_hash
+from hookshape.edit.units import JsonPath, Known, Outcome, Unit
 from hookshape.errors import ConfigError
-from hookshape.install.units import JsonPath, Known, Outcome, Unit, Want
+from hookshape.plan.wiring import NOTHING, Want
 
 
 def found_members(text: str, root: je.Node, own: Owner, key: str = "command") -> list[tuple[str, Any]]:
@@ -88,7 +89,7 @@ def unmerge(text: str, path: Path, own: Owner, known: Known, force: bool,
     text = normalise(text)
     root = je.parse(text, path, comments)
     found = found_members(text, root, own, key)
-    clash = _conflicts(text, root, found, Want(units=[], switches=[]), known, path)
+    clash = _conflicts(text, root, found, NOTHING, known, path)
     if clash and not force:
         return Outcome(text=text, conflicts=clash)
     text = _drop(text, [name for name, _ in found])

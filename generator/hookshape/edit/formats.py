@@ -10,35 +10,16 @@ from pathlib import Path
 from hookshape.edit import bundlejson, hooksjson, jsonedit, tomledit
 from hookshape.edit.hooksjson import Tree
 from hookshape.edit.managed import Owner
-from hookshape.install.units import Known, Outcome, Want
-from hookshape.plan.configs import events_tree, item, markers, root_key, toml_block
-from hookshape.plan.entries import entries
+from hookshape.edit.units import Known, Outcome
+from hookshape.plan.configs import markers
+from hookshape.plan.wiring import Want
 from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile
-
-
-def bundled(profile: Profile) -> bool:
-    return profile.config.root == "{name}"
 
 
 def tree(profile: Profile) -> Tree:
     c = profile.config
     return Tree(root=c.root, command=c.handler.command, extras=dict(c.extras))
-
-
-def switches(profile: Profile) -> list[str]:
-    return [s for s in [profile.config.enable_switch, *profile.config.legacy_switches] if s]
-
-
-def want(spec: Spec, profile: Profile, harness_home: Path) -> Want:
-    found = entries(spec, profile, home=str(harness_home))
-    if profile.config.syntax == "toml":
-        units: list[tuple[str, object]] = [("block", toml_block(spec, profile, found))]
-    elif bundled(profile):
-        units = [(root_key(spec, profile), events_tree(profile, found))]
-    else:
-        units = [(e.event, item(profile, e)) for e in found]
-    return Want(units=units, switches=switches(profile), commands=[e.command for e in found])
 
 
 def marker_block(spec: Spec) -> str:
@@ -51,7 +32,7 @@ def merge(profile: Profile, text: str, path: Path, own: Owner, wanted: Want, kno
     if profile.config.syntax == "toml":
         return tomledit.merge(text, path, wanted, known, force)
     comments, key = profile.config.json_comments, profile.config.handler.command
-    if bundled(profile):
+    if profile.config.bundled:
         return bundlejson.merge(text, path, own, wanted, known, force, comments, key)
     return hooksjson.merge(text, path, own, wanted, known, force, comments, tree(profile))
 
@@ -61,7 +42,7 @@ def unmerge(spec: Spec, profile: Profile, text: str, path: Path, own: Owner, kno
     if profile.config.syntax == "toml":
         return tomledit.unmerge(text, path, marker_block(spec), known, force)
     comments, key = profile.config.json_comments, profile.config.handler.command
-    if bundled(profile):
+    if profile.config.bundled:
         return bundlejson.unmerge(text, path, own, known, force, comments, key)
     return hooksjson.unmerge(text, path, own, known, force, comments, tree(profile))
 

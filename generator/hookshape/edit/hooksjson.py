@@ -14,8 +14,9 @@ from typing import Any
 
 from hookshape.edit import jsonedit as je
 from hookshape.edit.managed import Owner, all_ours, unit_hash
+from hookshape.edit.units import JsonPath, Known, Outcome, Unit
 from hookshape.errors import ConfigError
-from hookshape.install.units import JsonPath, Known, Outcome, Unit, Want
+from hookshape.plan.wiring import NOTHING, Want
 
 GROUP_HANDLERS = "hooks"
 
@@ -244,10 +245,10 @@ def unmerge(text: str, path: Path, own: Owner, known: Known, force: bool,
     text = normalise(text)
     root = je.parse(text, path, comments)
     found = found_units(text, root, own, tree)
-    clash = conflicts(found, Want(units=[], switches=[]), known, path, tree)
+    clash = conflicts(found, NOTHING, known, path, tree)
     if clash and not force:
         return Outcome(text=text, conflicts=clash)
-    for event in _events(found, Want(units=[], switches=[])):
+    for event in _events(found, NOTHING):
         text = drop_event(text, own, event, tree)
     text = prune(text, known.created, tree.extras)
     text, _ = set_switches(text, list(known.switches), False, style_of(text, je.scan(text)))

@@ -13,8 +13,9 @@ from tomlkit.container import Container
 from tomlkit.items import Table
 
 from hookshape.edit.managed import unit_hash
+from hookshape.edit.units import Known, Outcome, Unit
 from hookshape.errors import ConfigError
-from hookshape.install.units import Known, Outcome, Unit, Want
+from hookshape.plan.wiring import Want
 from hookshape.spec.validation import loads_toml
 
 

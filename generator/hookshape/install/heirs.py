@@ -17,8 +17,9 @@ from typing import Any
 
 from hookshape.edit.managed import Owner
 from hookshape.errors import HookshapeError
-from hookshape.install import fsops, lock
 from hookshape.install import ledger as ledgers
+from hookshape.install import lock
+from hookshape.install.journal import Journal
 from hookshape.install.ledger import ConfigRecord
 
 # Any hookshape harness's command: `<PROVIDER_ENV>=<vendor> "<home>/bin/<gate>"`.
@@ -63,7 +64,7 @@ def _merged(theirs: ConfigRecord, ours: ConfigRecord) -> ConfigRecord:
                                                if d not in theirs.created_dirs]})
 
 
-def hand_over(heir: Heir, path: Path, ours: ConfigRecord, journal: fsops.Journal) -> None:
+def hand_over(heir: Heir, path: Path, ours: ConfigRecord, journal: Journal) -> None:
     """Add what our record made to the heir's record of the same file (under the heir's lock,
     which the caller holds)."""
     ledger = ledgers.load(heir.home)
@@ -100,7 +101,7 @@ def _file_heir(directory: Path, harness: Path) -> tuple[Heir, Path] | None:
     return None
 
 
-def hand_dirs(dirs: list[Path], harness: Path, journal: fsops.Journal, held: set[Path]) -> list[Path]:
+def hand_dirs(dirs: list[Path], harness: Path, journal: Journal, held: set[Path]) -> list[Path]:
     """Directories we created that another harness's own config file still fills go to that
     harness's record of its file (the last uninstall removes them); returns those handed over.
     `held`: harness homes whose lock the caller holds already."""

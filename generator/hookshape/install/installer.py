@@ -1,10 +1,13 @@
-"""`hookshape install`: stage the scripts, merge the entries, write the ledger.
+"""`hookshape install`: apply a plan to a home: stage its scripts, merge its entries into the
+vendors' configs, write the ledger. Nothing is rendered here: the scripts' bytes and the units
+each config must carry are the plan's.
 
-Two phases: a plan computed from reads only (every target parsed and merged in memory, so a
+Two phases: the steps computed from reads only (every target parsed and merged in memory, so a
 malformed file, a read-only config or an edited entry stops the run before anything is
-written), then, under the lock, the same plan recomputed (another install may have finished
-meanwhile) and applied through a journal: a failure halfway (a full disk, a directory we may
-not write) puts every file back as it was, so a run does all of its work or none of it."""
+written), then, under the lock, the same steps recomputed (another install may have finished
+meanwhile) and applied through a journal written ahead of every change: a failure halfway (a
+full disk, a directory we may not write) puts every file back as it was, and a run killed
+midway is undone by the next one, so a run does all of its work or none of it."""
 
 from __future__ import annotations
 
@@ -13,19 +16,43 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookshape.edit import formats
-from hookshape.edit.formats import merge, want
+from hookshape.edit.formats import merge
 from hookshape.edit.managed import Owner, owner, sha256
+from hookshape.edit.units import Known, Outcome
 from hookshape.errors import HookshapeError
-from hookshape.install import fsops, lock, stage, staged
+from hookshape.install import fsops, staged
+from hookshape.install import journal as journals
 from hookshape.install import ledger as ledgers
+from hookshape.install.backups import Backups
+from hookshape.install.journal import Journal, transact
 from hookshape.install.ledger import ConfigRecord, Ledger, StagedFile, UnitRecord
-from hookshape.install.paths import real
-from hookshape.install.request import Request, decode, diff
-from hookshape.install.units import Known, Outcome
+from hookshape.install.paths import Scope, real
+from hookshape.install.request import Request, decode, diff, make_at
+from hookshape.plan.homes import Homes
+from hookshape.plan.plan import Plan
+from hookshape.plan.wiring import Want
 from hookshape.spec.profiles import Profile
 
 Echo = Callable[[str], None]
 CONFIG_MODE = 0o600
+SCRIPT_MODE = 0o755
+
+
+@dataclass(frozen=True)
+class Target:
+    """What one install puts in place, taken from the plan: the scripts' bytes (`bin/...` path
+    -> bytes) and, per vendor, the units its config must carry for this harness home."""
+
+    scripts: dict[str, bytes]
+    wants: dict[str, Want]
+
+    @classmethod
+    def of(cls, plan: Plan, request: Request) -> Target:
+        if plan.home != str(request.homes.harness):
+            raise HookshapeError(f"internal error: a plan for {plan.home} applied to "
+                                 f"{request.homes.harness}")
+        return cls({a.path: a.data for a in plan.scripts},
+                   {p.id: plan.vendors[p.id].want for p in request.profiles})
 
 
 @dataclass
@@ -35,6 +62,7 @@ class ConfigStep:
     target: Path  # where the bytes go (symlinks followed)
     before: bytes | None
     outcome: Outcome
+    wanted: Want
 
     @property
     def after(self) -> bytes:
@@ -69,15 +97,14 @@ class InstallSteps:
     conflicts: list[str] = field(default_factory=list)
 
 
-def _config_step(request: Request, profile: Profile, own: Owner,
+def _config_step(request: Request, profile: Profile, wanted: Want, own: Owner,
                  ledger: Ledger | None) -> ConfigStep:
     path = request.config_path(profile)
     target = real(path)
     before = fsops.read(target)
     known = ledger.known(path) if ledger else Known()
-    wanted = want(request.loaded.spec, profile, request.homes.harness)
     outcome = merge(profile, decode(before, path), path, own, wanted, known, request.force)
-    step = ConfigStep(profile, path, target, before, outcome)
+    step = ConfigStep(profile, path, target, before, outcome, wanted)
     check_writable(target, step.changed, request.force)
     return step
 
@@ -104,30 +131,40 @@ def _script_step(request: Request, rel: str, data: bytes,
     return step, clash if edited and not request.force else ""
 
 
-def compute(request: Request, scripts: dict[str, bytes], ledger: Ledger | None) -> InstallSteps:
+def compute(request: Request, target: Target, ledger: Ledger | None) -> InstallSteps:
     own = owner(request.loaded.spec, ledger.commands() if ledger else ())
-    plan = InstallSteps()
-    for rel, data in sorted(scripts.items()):
+    steps = InstallSteps()
+    for rel, data in sorted(target.scripts.items()):
         step, clash = _script_step(request, rel, data, ledger)
-        plan.scripts.append(step)
-        plan.conflicts += [clash] if clash else []
+        steps.scripts.append(step)
+        steps.conflicts += [clash] if clash else []
     if ledger is not None:
-        plan.stale, clashes = staged.plan(request.homes.harness, ledger, scripts, request.force,
-                                          "removes")
-        plan.conflicts += clashes
+        steps.stale, clashes = staged.plan(request.homes.harness, ledger, target.scripts,
+                                           request.force, "removes")
+        steps.conflicts += clashes
     for profile in request.profiles:
-        step_ = _config_step(request, profile, own, ledger)
-        plan.configs.append(step_)
-        plan.conflicts += step_.outcome.conflicts
-    return plan
+        step_ = _config_step(request, profile, target.wants[profile.id], own, ledger)
+        steps.configs.append(step_)
+        steps.conflicts += step_.outcome.conflicts + _switched_off(step_, request.force)
+    return steps
 
 
-def show_dry_run(plan: InstallSteps, echo: Echo) -> None:
-    for step in plan.scripts:
+def _switched_off(step: ConfigStep, force: bool) -> list[str]:
+    """A switch the user set to false turns off every hook of the file, theirs too: install
+    turns it on only when forced, and says so either way."""
+    if not step.outcome.switches or force:
+        return []
+    return [f"{step.path}: {', '.join(step.outcome.switches)} is false, which switches off every "
+            "hook in this file, yours too; pass --force to turn it on (your own hooks there then "
+            "run again as well)"]
+
+
+def show_dry_run(steps: InstallSteps, echo: Echo) -> None:
+    for step in steps.scripts:
         state = "unchanged" if not step.changed else ("new" if step.before is None else "update")
         echo(f"would stage {step.target} (0755, {state})")
-    staged.show(plan.stale, echo)
-    for cfg in plan.configs:
+    staged.show(steps.stale, echo)
+    for cfg in steps.configs:
         if cfg.changed:
             echo(diff(cfg.path, cfg.before, cfg.after).rstrip("\n"))
         else:
@@ -135,7 +172,7 @@ def show_dry_run(plan: InstallSteps, echo: Echo) -> None:
 
 
 def _backup_script(step: ScriptStep, record: StagedFile | None,
-                   backups: fsops.Backups) -> str | None:
+                   backups: Backups) -> str | None:
     """Back up a script we are about to touch; returns the backup of a file that was not ours
     (uninstall puts it back), else the one recorded before."""
     if step.before is None:
@@ -147,18 +184,18 @@ def _backup_script(step: ScriptStep, record: StagedFile | None,
     return record.replaced
 
 
-def _stage(plan: InstallSteps, ledger: Ledger, backups: fsops.Backups) -> int:
+def _stage(steps: InstallSteps, ledger: Ledger, backups: Backups) -> int:
     written = 0
     journal = backups.journal
-    for step in plan.scripts:
+    for step in steps.scripts:
         replaced = _backup_script(step, ledger.files.get(step.rel), backups)
         if step.changed:
             ledger.created_dirs += [str(p) for p in journal.make_dirs(step.target.parent)]
-            journal.write(step.target, step.data, stage.SCRIPT_MODE, keep_mode=False)
+            journal.write(step.target, step.data, SCRIPT_MODE, keep_mode=False)
             written += 1
         ledger.files[step.rel] = StagedFile(sha256=sha256(step.data), replaced=replaced)
-    staged.apply(plan.stale, ledger, backups)
-    staged.prune_dirs(plan.stale, ledger, journal)
+    staged.apply(steps.stale, ledger, backups)
+    staged.prune_dirs(steps.stale, ledger, journal)
     return written
 
 
@@ -166,7 +203,7 @@ def _record(request: Request, step: ConfigStep, old: ConfigRecord | None, saved:
             dirs: list[str]) -> ConfigRecord:
     outcome = step.outcome
     units = [UnitRecord(key=u.key, sha256=u.sha256) for u in outcome.units]
-    commands = want(request.loaded.spec, step.profile, request.homes.harness).commands
+    commands = step.wanted.commands
     if old is None or step.before is None:
         return ConfigRecord(
             vendor=step.profile.id, scope=request.scope, format=formats.shape(step.profile),
@@ -185,9 +222,9 @@ def _record(request: Request, step: ConfigStep, old: ConfigRecord | None, saved:
         "created_dirs": old.created_dirs + [d for d in dirs if d not in old.created_dirs]})
 
 
-def _configure(request: Request, plan: InstallSteps, ledger: Ledger, backups: fsops.Backups,
+def _configure(request: Request, steps: InstallSteps, ledger: Ledger, backups: Backups,
                echo: Echo) -> None:
-    for step in plan.configs:
+    for step in steps.configs:
         saved, dirs = None, []
         if step.changed:
             if step.before is not None:
@@ -201,11 +238,12 @@ def _configure(request: Request, plan: InstallSteps, ledger: Ledger, backups: fs
 
 def _summary(step: ConfigStep) -> str:
     what = "hook entries merged" if step.changed else "unchanged"
-    switched = f"; turned on {', '.join(step.outcome.switches)}" if step.outcome.switches else ""
+    switched = (f"; turned on {', '.join(step.outcome.switches)} (it was false: every hook in "
+                "this file runs again, yours too)") if step.outcome.switches else ""
     return f"{step.profile.id}: {step.path}: {what}{switched}"
 
 
-def save_ledger(ledger: Ledger, harness: Path, backups: fsops.Backups) -> None:
+def save_ledger(ledger: Ledger, harness: Path, backups: Backups) -> None:
     """Write the ledger when it changed (a no-op reinstall leaves the tree byte-identical)."""
     path = ledgers.ledger_path(harness)
     old = fsops.read(path)
@@ -222,14 +260,14 @@ def save_ledger(ledger: Ledger, harness: Path, backups: fsops.Backups) -> None:
     backups.journal.write(path, data, 0o600, keep_mode=False)
 
 
-def apply(request: Request, plan: InstallSteps, ledger: Ledger, journal: fsops.Journal,
+def apply(request: Request, steps: InstallSteps, ledger: Ledger, journal: Journal,
           echo: Echo) -> None:
     harness = request.homes.harness
-    backups = fsops.Backups(harness, journal)
-    written = _stage(plan, ledger, backups)
-    gone = f", {len(plan.stale)} no longer in the spec removed" if plan.stale else ""
-    echo(f"staged {len(plan.scripts)} scripts under {harness / 'bin'} ({written} written{gone})")
-    _configure(request, plan, ledger, backups, echo)
+    backups = Backups(harness, journal)
+    written = _stage(steps, ledger, backups)
+    gone = f", {len(steps.stale)} no longer in the spec removed" if steps.stale else ""
+    echo(f"staged {len(steps.scripts)} scripts under {harness / 'bin'} ({written} written{gone})")
+    _configure(request, steps, ledger, backups, echo)
     save_ledger(ledger, harness, backups)
     echo(f"ledger: {ledgers.ledger_path(harness)}")
 
@@ -237,60 +275,72 @@ def apply(request: Request, plan: InstallSteps, ledger: Ledger, journal: fsops.J
 def report_conflicts(conflicts: list[str], echo: Echo) -> int:
     for line in conflicts:
         echo(f"conflict: {line}")
-    echo("nothing was written; --force overrides (the edited entries are replaced or removed)")
+    echo("nothing was written; --force goes ahead (edited entries replaced or removed, "
+         "switched-off hooks turned on)")
     return 1
 
 
-def _locked_run(request: Request, scripts: dict[str, bytes], made: list[Path], echo: Echo) -> int:
+def touched(request: Request, steps: InstallSteps) -> list[Path]:
+    """The files the apply will write or remove (the journal's list, before the first)."""
+    return ([s.target for s in steps.scripts] + [s.target for s in steps.stale]
+            + [c.target for c in steps.configs] + [ledgers.ledger_path(request.homes.harness)])
+
+
+def _locked_run(request: Request, target: Target, echo: Echo) -> int:
     harness = request.homes.harness
-    with lock.held(harness):
+    with journals.run(harness, "install", True, echo) as journal:
+        assert journal is not None
         ledger = ledgers.load(harness)
-        plan = compute(request, scripts, ledger)
-        if plan.conflicts:
-            return report_conflicts(plan.conflicts, echo)
+        steps = compute(request, target, ledger)
+        if steps.conflicts:
+            return report_conflicts(steps.conflicts, echo)
         ledger = ledger or ledgers.fresh(request.loaded.spec.harness.name, harness)
-        ledger.created_dirs += [str(p) for p in made if str(p) not in ledger.created_dirs]
-        transact(lambda journal, say: apply(request, plan, ledger, journal, say), "install", echo)
+        ledger.created_dirs += [str(p) for p in journal.home if str(p) not in ledger.created_dirs]
+        journal.touches(touched(request, steps))
+        transact(journal, lambda jr, say: apply(request, steps, ledger, jr, say), "install", echo)
     return 0
 
 
-def transact(work: Callable[[fsops.Journal, Echo], None], what: str, echo: Echo) -> None:
-    """Run the writes of one install or uninstall as a whole: on any failure every file is put
-    back and the error says so; the report lines are printed only once all of it is done."""
-    journal = fsops.Journal()
-    lines: list[str] = []
-    try:
-        work(journal, lines.append)
-    except (OSError, HookshapeError) as exc:
-        raise journal.undo(exc, what) from None
-    except BaseException:  # an interrupt (or a bug) leaves the files as they were, too
-        journal.rollback()
-        raise
-    for line in lines:
-        echo(line)
+def install(plan: Plan, where: Homes, names: tuple[str, ...], scope: Scope, project: Path | None,
+            force: bool, dry_run: bool, echo: Echo) -> int:
+    """`hookshape install`: the plan (made for `where`) applied to the vendors named (default:
+    every one the spec enables) in this scope."""
+    req = make_at(plan.loaded, names, scope, project, where, force=force, dry_run=dry_run)
+    for note in req.skipped:
+        echo(f"note: {note}")
+    return run(req, plan, echo)
 
 
-def run(request: Request, source: Path | None, echo: Echo) -> int:
-    """Install; 1 when edited entries stop it (nothing written), user errors raise."""
-    scripts = stage.scripts(request.loaded, source)
-    plan = compute(request, scripts, ledgers.load(request.homes.harness))
-    if plan.conflicts:
-        return report_conflicts(plan.conflicts, echo)
-    if request.dry_run:
-        show_dry_run(plan, echo)
-        return 0
+def check_home(request: Request) -> None:
+    """The harness home (its env var may move it) is not, and does not hold, a config directory
+    of a vendor being wired: the last uninstall takes the home away."""
+    harness = request.homes.harness
+    for profile in request.profiles:
+        folder = request.config_path(profile).parent
+        if folder == harness or harness in folder.parents:
+            what = "is" if folder == harness else "holds"
+            env = request.loaded.spec.harness.home_env
+            raise HookshapeError(f"{harness}: the harness home {what} the config directory of "
+                                 f"{profile.vendor.display} ({folder}); the last uninstall takes "
+                                 f"the home away: set {env} to a directory of its own")
+
+
+def run(request: Request, plan: Plan, echo: Echo) -> int:
+    """Install the plan; 1 when edited entries stop it (nothing written), user errors raise.
+    A run stopped midway before this one is undone (or finished) first, under the lock."""
+    check_home(request)
+    target = Target.of(plan, request)
+    stopped = journals.pending(request.homes.harness)
+    if stopped is None or request.dry_run:
+        if stopped is not None:
+            echo(f"note: {stopped}")
+        steps = compute(request, target, ledgers.load(request.homes.harness))
+        if steps.conflicts:
+            return report_conflicts(steps.conflicts, echo)
+        if request.dry_run:
+            show_dry_run(steps, echo)
+            return 0
     try:
-        made = fsops.make_dirs(request.homes.harness)
+        return _locked_run(request, target, echo)
     except OSError as exc:
         raise fsops.os_error(exc) from None
-    try:
-        code = _locked_run(request, scripts, made, echo)
-    except HookshapeError:
-        fsops.remove_dirs(made)
-        raise
-    except OSError as exc:
-        fsops.remove_dirs(made)
-        raise fsops.os_error(exc) from None
-    if code:
-        fsops.remove_dirs(made)
-    return code

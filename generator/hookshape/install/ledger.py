@@ -15,8 +15,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hookshape import __version__
+from hookshape.edit.units import JsonPath, Known
 from hookshape.errors import ConfigError
-from hookshape.install.units import JsonPath, Known
 
 LEDGER_NAME = "hookshape-ledger.json"
 LEDGER_VERSION = 1

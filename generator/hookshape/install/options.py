@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from hookshape.install.paths import HOME_ENV
+from hookshape.plan.homes import HOME_ENV
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -1,46 +1,15 @@
-"""Where things go: the user home, the harness home and each vendor's config file."""
+"""Where each vendor's config file is, for a scope (the homes themselves: plan.homes)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from hookshape.errors import HookshapeError
-from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile
 
 Scope = Literal["user", "project"]
-HOME_ENV = "HOOKSHAPE_HOME"
-
-
-@dataclass(frozen=True)
-class Homes:
-    """The user home every `~` means, and the harness home scripts and the ledger live in."""
-
-    user: Path
-    harness: Path
-
-
-def user_home(option: Path | None, env: Mapping[str, str]) -> Path:
-    """`--home`, else $HOOKSHAPE_HOME, else the real home; always absolute."""
-    raw = option or (Path(env[HOME_ENV]) if env.get(HOME_ENV) else None) or Path.home()
-    return Path(os.path.abspath(raw.expanduser()))
-
-
-def harness_home(spec: Spec, home: Path, env: Mapping[str, str]) -> Path:
-    """The harness's own env var (e.g. PD_HOME) wins; else the spec's default under `home`."""
-    override = env.get(spec.harness.home_env, "")
-    if override:
-        return Path(os.path.abspath(Path(override).expanduser()))
-    return home / spec.harness.home_default.removeprefix("~/")
-
-
-def homes(spec: Spec, option: Path | None, env: Mapping[str, str]) -> Homes:
-    home = user_home(option, env)
-    return Homes(user=home, harness=harness_home(spec, home, env))
 
 
 def expand(raw: str, home: Path, project: Path) -> Path:

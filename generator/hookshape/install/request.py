@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookshape.errors import HookshapeError
-from hookshape.install.paths import Homes, Scope, config_path, homes, project_dir
+from hookshape.install.paths import Scope, config_path, project_dir
+from hookshape.plan.homes import Homes, homes
 from hookshape.spec.load import Loaded
 from hookshape.spec.profiles import Profile
 
@@ -37,10 +38,14 @@ def pick(loaded: Loaded, names: tuple[str, ...], enabled_only: bool = True) -> l
     for name in dict.fromkeys(names):
         if name not in loaded.profiles:
             known = ", ".join(sorted(loaded.profiles))
-            raise HookshapeError(f"unknown vendor {name!r} (known: {known})")
+            near = difflib.get_close_matches(name, sorted(loaded.profiles), n=1)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            raise HookshapeError(f"unknown vendor {name!r} ({hint}known: {known})")
         vendor = loaded.spec.vendors.get(name)
         if enabled_only and (vendor is None or not vendor.enabled):
-            raise HookshapeError(f"{loaded.spec_path}: vendors.{name} is not enabled in the spec")
+            fix = (f"add a [vendors.{name}] table to it" if vendor is None
+                   else f"set enabled = true under [vendors.{name}]")
+            raise HookshapeError(f"{loaded.spec_path}: vendors.{name} is not enabled in the spec: {fix}")
         out.append(loaded.profiles[name])
     return out
 
@@ -48,9 +53,16 @@ def pick(loaded: Loaded, names: tuple[str, ...], enabled_only: bool = True) -> l
 def make(loaded: Loaded, names: tuple[str, ...], scope: Scope, project: Path | None,
          home: Path | None, force: bool = False, dry_run: bool = False,
          env: Mapping[str, str] | None = None, enabled_only: bool = True) -> Request:
+    where = homes(loaded.spec, home, os.environ if env is None else env)
+    return make_at(loaded, names, scope, project, where, force, dry_run, enabled_only)
+
+
+def make_at(loaded: Loaded, names: tuple[str, ...], scope: Scope, project: Path | None,
+            where: Homes, force: bool = False, dry_run: bool = False,
+            enabled_only: bool = True) -> Request:
+    """The request for homes already resolved (those a plan was made for)."""
     profiles, skipped = in_scope(pick(loaded, names, enabled_only), scope, bool(names))
-    return Request(loaded=loaded, profiles=profiles, scope=scope,
-                   homes=homes(loaded.spec, home, os.environ if env is None else env),
+    return Request(loaded=loaded, profiles=profiles, scope=scope, homes=where,
                    project=project_dir(project), force=force, dry_run=dry_run, skipped=skipped)
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from hookshape.edit.managed import sha256
 from hookshape.install import fsops
+from hookshape.install.backups import Backups
+from hookshape.install.journal import Journal
 from hookshape.install.ledger import Ledger
 
 
@@ -44,7 +46,7 @@ def show(steps: list[Unstage], echo: Callable[[str], None]) -> None:
                                               if step.restore is not None else ""))
 
 
-def apply(steps: list[Unstage], ledger: Ledger, backups: fsops.Backups) -> None:
+def apply(steps: list[Unstage], ledger: Ledger, backups: Backups) -> None:
     for step in steps:
         if step.before is not None:
             backups.save(step.target, step.before)
@@ -55,7 +57,7 @@ def apply(steps: list[Unstage], ledger: Ledger, backups: fsops.Backups) -> None:
         ledger.files.pop(step.rel, None)
 
 
-def prune_dirs(steps: list[Unstage], ledger: Ledger, journal: fsops.Journal) -> None:
+def prune_dirs(steps: list[Unstage], ledger: Ledger, journal: Journal) -> None:
     """Directories installs made that the scripts taken away leave empty (a renamed
     tentacle_dir) go too."""
     ours = {Path(d) for d in ledger.created_dirs}

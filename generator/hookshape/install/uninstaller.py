@@ -4,7 +4,7 @@ A config file unchanged since the install gets its pre-install bytes back (kept 
 one the user edited since loses only our entries, surgically, and the switches we turned on
 are turned back off. A file the install created goes once nothing else is in it. Scripts go
 when no config still points at them; files they replaced come back. Like install, it refuses a
-read-only config unless forced, and it is all or nothing (installer.transact)."""
+read-only config unless forced, and it is all or nothing (journal.transact)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,17 @@ from pathlib import Path
 
 from hookshape.edit import formats
 from hookshape.edit.managed import commands, owner, sha256
+from hookshape.edit.units import Known
 from hookshape.errors import HookshapeError
 from hookshape.install import fsops, heirs, lock, staged
+from hookshape.install import journal as journals
 from hookshape.install import ledger as ledgers
-from hookshape.install.installer import Echo, check_writable, report_conflicts, save_ledger, transact
+from hookshape.install.backups import BACKUPS, Backups
+from hookshape.install.installer import Echo, check_writable, report_conflicts, save_ledger
+from hookshape.install.journal import Journal, transact
 from hookshape.install.ledger import ConfigRecord, Ledger
 from hookshape.install.paths import real
 from hookshape.install.request import Request, decode, diff
-from hookshape.install.units import Known
 from hookshape.spec.profiles import Profile
 
 
@@ -104,32 +107,33 @@ def _selected(request: Request, ledger: Ledger) -> list[tuple[Profile, Path, Con
 
 
 def compute(request: Request, ledger: Ledger) -> RemovalSteps:
-    plan = RemovalSteps()
+    steps = RemovalSteps()
     chosen = _selected(request, ledger)
     for profile, path, record in chosen:
         revert, clash = _revert(request, ledger, profile, path, record)
         check_writable(revert.target, revert.changed, request.force)
-        plan.reverts.append(revert)
-        plan.conflicts += clash
+        steps.reverts.append(revert)
+        steps.conflicts += clash
     if len(chosen) == len(ledger.configs):
-        plan.unstage, clash = staged.plan(request.homes.harness, ledger, (), request.force,
-                                          "removes")
-        plan.conflicts += clash
-    return plan
+        steps.unstage, clash = staged.plan(request.homes.harness, ledger, (), request.force,
+                                           "removes")
+        steps.conflicts += clash
+    return steps
 
 
-def show_dry_run(plan: RemovalSteps, echo: Echo) -> None:
-    staged.show(plan.unstage, echo)
-    for revert in plan.reverts:
+def show_dry_run(steps: RemovalSteps, echo: Echo) -> None:
+    staged.show(steps.unstage, echo)
+    for revert in steps.reverts:
         if revert.changed:
             echo(diff(revert.path, revert.before, revert.after).rstrip("\n"))
         else:
             echo(f"{revert.profile.id}: {revert.path}: unchanged")
 
 
-def _apply_reverts(plan: RemovalSteps, ledger: Ledger, harness: Path, backups: fsops.Backups, echo: Echo) -> None:
+def _apply_reverts(steps: RemovalSteps, ledger: Ledger, harness: Path, backups: Backups,
+                   echo: Echo) -> None:
     made: list[Path] = []
-    for revert in plan.reverts:
+    for revert in steps.reverts:
         record = ledger.configs.pop(str(revert.path))
         if revert.before is not None and revert.changed:
             backups.save(revert.target, revert.before)
@@ -145,77 +149,93 @@ def _apply_reverts(plan: RemovalSteps, ledger: Ledger, harness: Path, backups: f
     backups.journal.remove_dirs(made)
     # A directory another harness's own config file fills is theirs to remove; one another
     # config still fills goes with the harness's own, once empty.
-    held = {r.heir.home for r in plan.reverts if r.heir is not None}
+    held = {r.heir.home for r in steps.reverts if r.heir is not None}
     handed = heirs.hand_dirs([d for d in made if d.exists()], harness, backups.journal, held)
     left = [str(d) for d in made if d.exists() and d not in handed]
     ledger.created_dirs += [d for d in left if d not in ledger.created_dirs]
 
 
-def _apply_unstage(plan: RemovalSteps, ledger: Ledger, backups: fsops.Backups, echo: Echo) -> None:
-    staged.apply(plan.unstage, ledger, backups)
-    if plan.unstage:
-        echo(f"removed {len(plan.unstage)} scripts from {plan.unstage[0].target.parent}")
+def _apply_unstage(steps: RemovalSteps, ledger: Ledger, backups: Backups, echo: Echo) -> None:
+    staged.apply(steps.unstage, ledger, backups)
+    if steps.unstage:
+        echo(f"removed {len(steps.unstage)} scripts from {steps.unstage[0].target.parent}")
 
 
-def _finish(ledger: Ledger, harness: Path, backups: fsops.Backups) -> None:
-    """Save what is left of the ledger; with nothing left, remove it and what installs made."""
+def _finish(ledger: Ledger, harness: Path, backups: Backups) -> None:
+    """Save what is left of the ledger; with nothing left, remove it and what installs made
+    (the harness home and the parents made for it go with the journal, when it commits)."""
     if not ledger.empty():
         save_ledger(ledger, harness, backups)
         return
-    backups.journal.unlink(ledgers.ledger_path(harness))
+    journal = backups.journal
+    journal.unlink(ledgers.ledger_path(harness))
     created = [Path(d) for d in ledger.created_dirs] + backups.created
-    backup_root = harness / fsops.BACKUPS
+    backup_root = harness / BACKUPS
     if backup_root in created:
-        fsops.remove_tree(backup_root)
-    backups.journal.remove_dirs([d for d in created if d != harness])
+        journal.remove_tree(backup_root)
+    home = [d for d in created if d == harness or harness.is_relative_to(d)]
+    journal.remove_dirs([d for d in created if d not in home])
+    journal.gone = sorted(home, key=lambda d: len(d.parts)) if harness in home else []
 
 
 def run(request: Request, echo: Echo) -> int:
-    """Uninstall; 1 when edited entries stop it (nothing written), user errors raise."""
+    """Uninstall; 1 when edited entries stop it (nothing written), user errors raise. A run
+    stopped midway before this one is undone (or finished) first, under the lock."""
     harness = request.homes.harness
+    if not request.dry_run:
+        journals.sweep(harness)
     ledger = ledgers.load(harness)
-    if ledger is None:
+    stopped = journals.pending(harness)
+    if ledger is None and stopped is None:
         env_name = request.loaded.spec.harness.home_env
         raise HookshapeError(f"{ledgers.ledger_path(harness)}: no hookshape ledger here: nothing "
                              f"to uninstall (is {env_name} set as it was?)")
     if request.dry_run:
-        plan = compute(request, ledger)
-        if plan.conflicts:
-            return report_conflicts(plan.conflicts, echo)
-        show_dry_run(plan, echo)
+        if stopped is not None:
+            echo(f"note: {stopped}")
+        steps = compute(request, ledger) if ledger else RemovalSteps()
+        if steps.conflicts:
+            return report_conflicts(steps.conflicts, echo)
+        show_dry_run(steps, echo)
         return 0
     try:
-        with lock.held(harness):
-            code, ledger = _locked_run(request, echo)
+        with journals.run(harness, "uninstall", False, echo) as journal:
+            return _locked_run(request, journal, echo) if journal is not None else 0
     except OSError as exc:
         raise fsops.os_error(exc) from None
-    if ledger is not None and ledger.empty() and str(harness) in ledger.created_dirs:
-        fsops.remove_dirs([harness])
-    return code
 
 
-def _locked_run(request: Request, echo: Echo) -> tuple[int, Ledger | None]:
+def touched(steps: RemovalSteps, harness: Path) -> list[Path]:
+    """The files the apply will write or remove (the journal's list, before the first)."""
+    heirs_ = {ledgers.ledger_path(r.heir.home) for r in steps.reverts if r.heir is not None}
+    return ([r.target for r in steps.reverts] + [u.target for u in steps.unstage]
+            + [ledgers.ledger_path(harness), *heirs_])
+
+
+def _locked_run(request: Request, journal: Journal, echo: Echo) -> int:
     harness = request.homes.harness
     ledger = ledgers.load(harness)
     if ledger is None:
-        return 0, None
-    plan = compute(request, ledger)
-    if plan.conflicts:
-        return report_conflicts(plan.conflicts, echo), None
-    if not plan.reverts and not plan.unstage:
+        echo("nothing left to uninstall")
+        return 0
+    steps = compute(request, ledger)
+    if steps.conflicts:
+        return report_conflicts(steps.conflicts, echo)
+    if not steps.reverts and not steps.unstage:
         echo(f"nothing recorded for {', '.join(p.id for p in request.profiles)} "
              f"at {request.scope} scope")
-        return 0, None
+        return 0
     with ExitStack() as stack:
-        for home in sorted({r.heir.home for r in plan.reverts if r.heir is not None}):
+        for home in sorted({r.heir.home for r in steps.reverts if r.heir is not None}):
             stack.enter_context(lock.held(home))
-        transact(lambda journal, say: _apply(plan, ledger, harness, journal, say), "uninstall",
+        journal.touches(touched(steps, harness))
+        transact(journal, lambda jr, say: _apply(steps, ledger, harness, jr, say), "uninstall",
                  echo)
-    return 0, ledger
+    return 0
 
 
-def _apply(plan: RemovalSteps, ledger: Ledger, harness: Path, journal: fsops.Journal, echo: Echo) -> None:
-    backups = fsops.Backups(harness, journal)
-    _apply_reverts(plan, ledger, harness, backups, echo)
-    _apply_unstage(plan, ledger, backups, echo)
+def _apply(steps: RemovalSteps, ledger: Ledger, harness: Path, journal: Journal, echo: Echo) -> None:
+    backups = Backups(harness, journal)
+    _apply_reverts(steps, ledger, harness, backups, echo)
+    _apply_unstage(steps, ledger, backups, echo)
     _finish(ledger, harness, backups)

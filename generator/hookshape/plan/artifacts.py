@@ -1,4 +1,5 @@
-"""Spec + profiles -> a plan: the list of artifacts (path, mode, bytes) that make up dist/."""
+"""The artifacts of a plan (path, mode, bytes): the scripts under bin/ rendered from the templates,
+the vendor config blocks, CAPABILITIES and MANIFEST (plan.plan puts them together)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from typing import Any
 
 from hookshape import __version__
 from hookshape.errors import SpecError
-from hookshape.plan.capabilities import table, to_json, to_markdown
+from hookshape.plan.capabilities import Cell, table, to_json, to_markdown
 from hookshape.plan.configs import render_config
-from hookshape.plan.entries import entries
-from hookshape.render.jinja import context, render_template, spec_context
+from hookshape.plan.entries import HookEntry, entries
+from hookshape.plan.jinja import context, render_template, spec_context
 from hookshape.spec.hooks import Group
 from hookshape.spec.load import PACKAGED_SPEC_NAME, SPEC_NAME, Loaded
+from hookshape.spec.profiles import Profile
 from hookshape.spec.tentacles import Tentacle
 from hookshape.spec.types import AWK_LIB_NAME
 
@@ -71,19 +73,19 @@ def awk_lib_path(loaded: Loaded) -> str:
     return f"bin/{loaded.spec.harness.tentacle_dir}/{AWK_LIB}"
 
 
-def job_files(loaded: Loaded, name: str) -> tuple[str, str, str, str]:
-    """The bin/ files the gate of this name needs: itself, its tentacle or adapter, the awk
-    program beside that, and the awk library."""
+def job_files(loaded: Loaded, name: str) -> tuple[str, ...]:
+    """The bin/ files the gate of this name needs: itself; a built-in job's tentacle (a gate of
+    user hooks runs them itself); the awk program and the awk library in bin/<tentacle_dir>."""
     sub = loaded.spec.harness.tentacle_dir
-    return f"bin/{name}", f"bin/{sub}/{name}", f"bin/{sub}/{name}.awk", awk_lib_path(loaded)
+    tentacle = () if any(g.name == name for g in loaded.spec.groups()) else (f"bin/{sub}/{name}",)
+    return f"bin/{name}", *tentacle, f"bin/{sub}/{name}.awk", awk_lib_path(loaded)
 
 
 def script_artifacts(loaded: Loaded) -> list[Artifact]:
-    """Everything under bin/: per gate the gate and its tentacle or adapter with its awk program
-    beside it, the awk library once for them all, then the hooks' files."""
+    """Everything under bin/: per gate the gate, its tentacle (a built-in job's) and its awk
+    program, the awk library once for them all, then the hooks' files."""
     out = []
     for t in loaded.spec.gates():
-        out.append(shell_artifact(loaded, job_files(loaded, t.name)[0], "gate.sh.jinja", t))
         out += job_artifacts(loaded, t)
     if out:
         out.append(awk_lib_artifact(loaded))
@@ -91,11 +93,20 @@ def script_artifacts(loaded: Loaded) -> list[Artifact]:
 
 
 def job_artifacts(loaded: Loaded, t: Tentacle | Group) -> list[Artifact]:
-    """A gate's tentacle or adapter and the awk program beside it."""
+    """A gate, its tentacle (a built-in job's) and its awk program."""
+    files = job_files(loaded, t.name)
+    if isinstance(t, Group):
+        return [shell_artifact(loaded, files[0], "hooks.sh.jinja", t),
+                awk_artifact(loaded, files[1], "hooks.awk.jinja", context(loaded.spec, loaded.vendors, t))]
+    return [shell_artifact(loaded, files[0], "gate.sh.jinja", t), *tentacle_artifacts(loaded, t)]
+
+
+def tentacle_artifacts(loaded: Loaded, t: Tentacle) -> list[Artifact]:
+    """A built-in job's tentacle and its awk program."""
     _gate, script, program, _lib = job_files(loaded, t.name)
-    job = "hooks" if isinstance(t, Group) else f"tentacle-{t.role}"
-    return [shell_artifact(loaded, script, f"{job}.sh.jinja", t),
-            awk_artifact(loaded, program, f"{job}.awk.jinja", context(loaded.spec, loaded.vendors, t))]
+    return [shell_artifact(loaded, script, f"tentacle-{t.role}.sh.jinja", t),
+            awk_artifact(loaded, program, f"tentacle-{t.role}.awk.jinja",
+                         context(loaded.spec, loaded.vendors, t))]
 
 
 def awk_lib_artifact(loaded: Loaded) -> Artifact:
@@ -124,18 +135,20 @@ def hook_file_artifacts(loaded: Loaded) -> list[Artifact]:
     return out
 
 
+def config_artifact(loaded: Loaded, profile: Profile, found: list[HookEntry]) -> Artifact:
+    """dist/config/<vendor>/<file>: the vendor's config block of these entries."""
+    filename, text = render_config(loaded.spec, profile, found)
+    if filename.endswith(".toml"):
+        text = with_header(loaded, text, shebang=False)
+    return Artifact(f"config/{profile.id}/{filename}", DATA, text.encode())
+
+
 def config_artifacts(loaded: Loaded) -> list[Artifact]:
-    out = []
-    for profile in loaded.vendors:
-        filename, text = render_config(loaded.spec, profile, entries(loaded.spec, profile))
-        if filename.endswith(".toml"):
-            text = with_header(loaded, text, shebang=False)
-        out.append(Artifact(f"config/{profile.id}/{filename}", DATA, text.encode()))
-    return out
+    return [config_artifact(loaded, p, entries(loaded.spec, p)) for p in loaded.vendors]
 
 
-def capability_artifacts(loaded: Loaded) -> list[Artifact]:
-    cells = table(loaded)
+def capability_artifacts(loaded: Loaded, cells: list[Cell] | None = None) -> list[Artifact]:
+    cells = table(loaded) if cells is None else cells
     md = to_markdown(loaded, cells, f"<!-- {banner(loaded, '').strip()} -->")
     return [Artifact("CAPABILITIES.json", DATA, to_json(cells).encode()),
             Artifact("CAPABILITIES.md", DATA, md.encode())]
@@ -145,9 +158,3 @@ def manifest(loaded: Loaded, artifacts: list[Artifact]) -> Artifact:
     lines = [banner(loaded), "# path mode sha256"]
     lines += [f"{a.path} {a.mode:04o} {a.sha256}" for a in sorted(artifacts, key=lambda a: a.path)]
     return Artifact("MANIFEST", DATA, ("\n".join(lines) + "\n").encode())
-
-
-def build(loaded: Loaded) -> list[Artifact]:
-    arts = script_artifacts(loaded) + config_artifacts(loaded) + capability_artifacts(loaded)
-    arts.append(manifest(loaded, arts))
-    return sorted(arts, key=lambda a: a.path)

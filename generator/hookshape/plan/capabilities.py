@@ -12,7 +12,7 @@ from hookshape.spec.hooks import Group
 from hookshape.spec.load import Loaded
 from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile
-from hookshape.spec.types import ROLES, Role
+from hookshape.spec.types import ROLES, Event, Role
 
 Level = Literal["enforced", "best-effort", "observe-only", "unsupported"]
 
@@ -24,6 +24,12 @@ class Cell:
     vendor: str
     level: Level
     reason: str
+    # a gate of user hooks has a cell per answer too: what each answer of a hook becomes there
+    answer: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        """The cell as JSON; a cell of a whole gate has no `answer` key."""
+        return {k: v for k, v in asdict(self).items() if k != "answer" or v}
 
 
 def _prompt(spec: Spec, p: Profile) -> tuple[Level, str]:
@@ -95,11 +101,14 @@ def _group_rule(spec: Spec, p: Profile, group: Group) -> tuple[Level, str]:
     """What the user hooks of one event can do on one vendor."""
     event = p.events.of(group.role)
     kind = BLOCKS.get(group.role)
+    if group.role == "prompt" and outputs.resolved(p, "block", "prompt") is not None:
+        kind = "block"
     closed = [h.name for h in group.hooks if h.failure == "closed"]
     if kind is not None:
         how = f"exit 2 becomes {outputs.describe(p, kind, group.role)}"
         if closed:
-            how += f"; fail-closed ({', '.join(closed)}): a crash, timeout or missing command blocks too"
+            how += (f"; {', '.join(closed)} fail{'s' if len(closed) == 1 else ''} closed: a crash, "
+                    "timeout or missing command blocks too")
         low = p.vendor.confidence == "low"
         return ("best-effort" if low else "enforced"), (
             f"{event}: {how}" + ("; contract known only from third-party probes" if low else ""))
@@ -125,14 +134,55 @@ def group_cell(spec: Spec, profile: Profile, group: Group) -> Cell:
     return Cell(group.name, group.role, profile.id, level, reason)
 
 
+# the answers a hook may give, per event (besides allow, which every event takes)
+ANSWERS: dict[str, tuple[str, ...]] = {
+    "pre_tool": ("context", "deny", "ask", "rewrite"), "stop": ("block",), "subagent_stop": ("block",),
+    "prompt": ("context", "block"), "permission_request": ("grant", "refuse")}
+
+
+def answer_cells(spec: Spec, profile: Profile, group: Group) -> list[Cell]:
+    """One cell per answer a hook of this event may give: what it becomes on this vendor."""
+    if not profile.events.of(group.role) or not group.registered:
+        return []
+    return [Cell(group.name, group.role, profile.id, *_answer_rule(spec, profile, group.role, a), answer=a)
+            for a in ANSWERS.get(group.role, ("context",))]
+
+
+# the vendor's answer that says each answer of a hook (a refusal at stop keeps the agent working)
+SAID_AS: dict[str, outputs.Kind] = {"context": "context", "deny": "deny", "ask": "ask",
+                                    "rewrite": "rewrite", "grant": "grant", "refuse": "refuse"}
+
+
+def _answer_rule(spec: Spec, p: Profile, role: Event, answer: str) -> tuple[Level, str]:
+    event = p.events.of(role)
+    sure: Level = "best-effort" if p.vendor.confidence == "low" else "enforced"
+    kind = SAID_AS.get(answer) or ("block" if role == "prompt" else "stop")
+    if kind == "context" and role not in p.output.context_roles:
+        return "unsupported", f"{event}: no channel reaches the model: a hook's context is dropped"
+    if outputs.resolved(p, kind, role) is not None:
+        verb = " reaches the model" if kind == "context" else ""
+        return sure, f"{event}: {outputs.describe(p, kind, role)}{verb}"
+    if answer == "ask":
+        return "best-effort", (f"{event}: no ask: it becomes a {spec.contract.ask_fallback} "
+                               "(contract.ask_fallback)")
+    if answer == "rewrite":
+        return "best-effort", f"{event}: no new input can be applied: the call is refused instead"
+    if kind == "block":
+        return "unsupported", f"{event}: a prompt cannot be refused: the reason is context where it has a channel"
+    return "unsupported", f"{event}: no {answer} answer"
+
+
 def table(loaded: Loaded) -> list[Cell]:
     spec = loaded.spec
     cells = [cell(spec, p, role) for role in ROLES for p in loaded.vendors if spec.tentacle(role)]
-    return cells + [group_cell(spec, p, g) for g in spec.groups() for p in loaded.vendors]
+    for g in spec.groups():
+        for p in loaded.vendors:
+            cells += [group_cell(spec, p, g), *answer_cells(spec, p, g)]
+    return cells
 
 
 def to_json(cells: list[Cell]) -> str:
-    return json.dumps({"capabilities": [asdict(c) for c in cells]}, indent=2) + "\n"
+    return json.dumps({"capabilities": [c.to_json() for c in cells]}, indent=2) + "\n"
 
 
 def to_markdown(loaded: Loaded, cells: list[Cell], header: str) -> str:
@@ -140,11 +190,16 @@ def to_markdown(loaded: Loaded, cells: list[Cell], header: str) -> str:
     lines = [header, "", f"# Capabilities of the {loaded.spec.harness.name} harness", "",
              "| tentacle | " + " | ".join(p.vendor.display for p in vendors) + " |",
              "|---|" + "---|" * len(vendors)]
-    by_key = {(c.tentacle, c.vendor): c for c in cells}
+    by_key = {(c.tentacle, c.vendor, c.answer): c for c in cells}
     for tentacle in loaded.spec.gates():
-        row = [by_key[(tentacle.name, p.id)].level for p in vendors]
+        row = [by_key[(tentacle.name, p.id, "")].level for p in vendors]
         lines.append(f"| `{tentacle.name}` | " + " | ".join(row) + " |")
+        for answer in ANSWERS.get(tentacle.role, ("context",)) if isinstance(tentacle, Group) else ():
+            row = [by_key[(tentacle.name, p.id, answer)].level if (tentacle.name, p.id, answer) in by_key
+                   else "unsupported" for p in vendors]
+            lines.append(f"| `{tentacle.name}` {answer} | " + " | ".join(row) + " |")
     lines += ["", "## Why", ""]
     for c in cells:
-        lines.append(f"- `{c.tentacle}` on {c.vendor}: **{c.level}**: {c.reason}.")
+        what = f" ({c.answer})" if c.answer else ""
+        lines.append(f"- `{c.tentacle}`{what} on {c.vendor}: **{c.level}**: {c.reason}.")
     return "\n".join(lines) + "\n"

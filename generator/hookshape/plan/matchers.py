@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from hookshape.spec.hooks import Group
@@ -49,8 +50,14 @@ def matcher(spec: Spec, profile: Profile, role: Role) -> str | None:
     return "^(" + "|".join(alternatives) + ")$"
 
 
+GLOB = "*"
+
+
 def _item_names(spec: Spec, profile: Profile, item: str) -> list[str] | None:
-    """The vendor's tool-name alternatives (regex) of one matcher item; None: it cannot be said."""
+    """The vendor's tool-name alternatives (regex) of one matcher item; None: it cannot be said.
+    A `*` in a raw tool name stands for any run of characters (`mcp__github__*`); a vendor whose
+    matchers are exact names only cannot say that, so its entry takes every tool and the
+    adapter's own matcher picks the calls."""
     if item in TOOL_CLASSES:
         return [_escape(n) for n in getattr(profile.tools, item)]
     if item.startswith("mcp:"):
@@ -59,6 +66,9 @@ def _item_names(spec: Spec, profile: Profile, item: str) -> list[str] | None:
             return None
         prefix = fmt.replace("{server}", item[4:]).split("{tool}")[0]
         return [_escape(prefix) + ".*"]
+    if GLOB in item:
+        return None if profile.matcher.syntax == "exact" else [
+            ".*".join(_escape(piece) for piece in item.split(GLOB))]
     return [_escape(item)]
 
 
@@ -81,3 +91,48 @@ def group_matcher(spec: Spec, profile: Profile, group: Group) -> str | None:
     if profile.matcher.syntax == "exact":
         return "|".join(n.replace("\\", "") for n in names)
     return "^(" + "|".join(names) + ")$"
+
+
+def known_tools(profile: Profile) -> list[str]:
+    """Every tool name the profile knows: edit, shell, read and the others."""
+    t = profile.tools
+    return [*t.edit, *t.shell, *t.read, *t.other]
+
+
+def _mcp_name(profile: Profile, name: str) -> bool:
+    """Whether a name has the shape of an MCP tool's name on this vendor."""
+    parts = re.split(r"(\{server\}|\{tool\})", profile.tools.mcp_format)
+    rx = "".join(".+" if p in ("{server}", "{tool}") else re.escape(p) for p in parts)
+    return re.fullmatch(rx, name) is not None
+
+
+def raw_name_warnings(spec: Spec, profiles: list[Profile]) -> list[str]:
+    """A raw tool name in a hook's match that an enabled vendor is not known to have: its matcher
+    takes the name as written, so there the hook likely never runs (a vendor's other name of
+    the tool in another case is suggested). Globs, classes and mcp:<server> are not raw names."""
+    out = []
+    for index, hook in enumerate(spec.hooks):
+        for item in dict.fromkeys(hook.match):
+            if item in TOOL_CLASSES or item.startswith("mcp:") or GLOB in item:
+                continue
+            lacking = [p for p in profiles if item not in known_tools(p) and not _mcp_name(p, item)]
+            if lacking:
+                out.append(f"hooks[{index}].match: {_raw_name_problem(item, profiles, lacking)}")
+    return out
+
+
+def _raw_name_problem(item: str, profiles: list[Profile], lacking: list[Profile]) -> str:
+    others = [f"{p.id} has {n!r}" for p in lacking for n in known_tools(p)
+              if n.lower() == item.lower()]
+    hint = f" ({', '.join(others)})" if others else ""
+    if len(lacking) == len(profiles):
+        names = sorted({n for p in profiles for n in known_tools(p)})
+        near = difflib.get_close_matches(item, names, n=1)
+        if near and not others:
+            hint = f" (did you mean {near[0]!r}?)"
+        return (f"{item!r}: no enabled vendor is known to have a tool of that name{hint}; it is "
+                "matched as written, so the hook may never run")
+    ids = ", ".join(p.id for p in lacking)
+    theirs = "its matcher takes" if len(lacking) == 1 else "their matchers take"
+    return (f"{item!r}: no tool of that name is known on {ids}{hint}; {theirs} it as written, so "
+            "there the hook may never run")

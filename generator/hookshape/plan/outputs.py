@@ -16,12 +16,15 @@ from typing import Any, Literal
 from hookshape.spec.profiles import Answer, Profile
 from hookshape.spec.types import Event
 
-Kind = Literal["context", "deny", "allow", "warn", "stop", "suggest"]
-KINDS: tuple[Kind, ...] = ("context", "deny", "allow", "warn", "stop", "suggest")
+Kind = Literal["context", "deny", "allow", "warn", "stop", "suggest", "ask", "rewrite", "block",
+               "grant", "refuse"]
+KINDS: tuple[Kind, ...] = ("context", "deny", "allow", "warn", "stop", "suggest", "ask", "rewrite",
+                           "block", "grant", "refuse")
 # the answers that are verdicts: given on stderr, they go with the blocking exit code
-BLOCKING: frozenset[Kind] = frozenset({"deny", "stop"})
+BLOCKING: frozenset[Kind] = frozenset({"deny", "stop", "block", "refuse"})
 TEXT = "{text}"
 EVENT = "{event}"
+INPUT = "{input}"
 # in an awk template the placeholders become this byte and a letter (t: text, e: event)
 MARK = "\x1c"
 
@@ -31,16 +34,18 @@ def of(profile: Profile, kind: Kind) -> Answer:
     return answer
 
 
-def fill(shape: Any, text: str, event: str) -> Any:
-    """The shape with its placeholders replaced."""
+def fill(shape: Any, text: str, event: str, given: Any = None) -> Any:
+    """The shape with its placeholders replaced ({input}: `given`, a rewrite's new input)."""
     if isinstance(shape, dict):
-        return {k: fill(v, text, event) for k, v in shape.items()}
+        return {k: fill(v, text, event, given) for k, v in shape.items()}
     if isinstance(shape, list):
-        return [fill(v, text, event) for v in shape]
+        return [fill(v, text, event, given) for v in shape]
     if shape == TEXT:
         return text
     if shape == EVENT:
         return event
+    if shape == INPUT:
+        return given
     return shape
 
 
@@ -57,14 +62,15 @@ def resolved(profile: Profile, kind: Kind, role: Event) -> Answer | None:
     return answer
 
 
-def stdout_object(profile: Profile, kind: Kind, text: str, role: Event) -> dict[str, Any] | None:
+def stdout_object(profile: Profile, kind: Kind, text: str, role: Event,
+                  given: Any = None) -> dict[str, Any] | None:
     """The JSON object this answer prints on stdout, or None when it prints nothing there."""
     answer = resolved(profile, kind, role)
     if answer is None or answer.stdout is None:
         return None
     if kind == "context" and text == "":
         return None
-    obj: dict[str, Any] = fill(answer.stdout, text, profile.events.of(role))
+    obj: dict[str, Any] = fill(answer.stdout, text, profile.events.of(role), given)
     return obj
 
 
@@ -81,13 +87,15 @@ def on_stderr(profile: Profile, kind: Kind, role: Event) -> bool:
 
 def awk_template(profile: Profile, kind: Kind) -> str:
     """The stdout shape as compact JSON text with MARK+t / MARK+e where the escaped text and
-    event go ("" when the answer prints no JSON)."""
+    event go, MARK+i where a rewrite's input goes (as JSON) ("" when the answer prints no
+    JSON)."""
     answer = of(profile, kind)
     if answer.stdout is None:
         return ""
-    text, event = "@@hookshape-text@@", "@@hookshape-event@@"
-    dumped = json.dumps(fill(answer.stdout, text, event), separators=(",", ":"))
-    return dumped.replace(text, MARK + "t").replace(event, MARK + "e")
+    text, event, given = "@@hookshape-text@@", "@@hookshape-event@@", "@@hookshape-input@@"
+    dumped = json.dumps(fill(answer.stdout, text, event, given), separators=(",", ":"))
+    return (dumped.replace(text, MARK + "t").replace(event, MARK + "e")
+            .replace(json.dumps(given), MARK + "i"))
 
 
 def read(profile: Profile, kind: Kind, obj: Any, role: Event, exact: bool = False) -> str | None:
@@ -118,6 +126,9 @@ def _match(shape: Any, value: Any, found: list[str], event: str, exact: bool) ->
         return False
     if shape == EVENT:
         return isinstance(value, str) and value == event
+    if shape == INPUT:
+        found.append(json.dumps(value, separators=(",", ":")))
+        return isinstance(value, dict)
     same: bool = type(shape) is type(value) and shape == value
     return same
 
@@ -129,5 +140,5 @@ def describe(profile: Profile, kind: Kind, role: Event) -> str:
         return "nothing"
     if answer.stdout is None:
         return "exit 2 with the text on stderr" if kind in BLOCKING else "the text on stderr"
-    shape = fill(answer.stdout, "<text>", profile.events.of(role))
+    shape = fill(answer.stdout, "<text>", profile.events.of(role), "<input>")
     return json.dumps(shape, separators=(",", ":"), ensure_ascii=False) + " on stdout"

@@ -1,1 +1,1 @@
-"""Plan -> dist/: the Jinja environment, the writer, MANIFEST and the release package."""
+"""Plan -> dist/: the files written atomically (and render --check), MANIFEST read back."""

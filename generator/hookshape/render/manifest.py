@@ -1,12 +1,14 @@
 """MANIFEST, the list of a rendered tree's files: a comment header, then one `path mode sha256`
-line per file (mode in octal). Written by plan.manifest; read here, and only here."""
+line per file (mode in octal). Written by plan.artifacts.manifest; read here, and only here."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from hookshape.errors import HookshapeError
+from hookshape.plan.artifacts import Artifact
 
 NAME = "MANIFEST"
 
@@ -57,3 +59,20 @@ def owned(root: Path) -> set[str]:
         return set(read(root, HookshapeError, ""))
     except HookshapeError:
         return set()
+
+
+def listed_files(root: Path, under: str, hint: str) -> list[Artifact]:
+    """The files a tree's MANIFEST lists under `under` (e.g. `bin/`), each checked against its
+    sha256 (`install --from`: the scripts of an extracted release or dist/ tree)."""
+    out = []
+    for rel, entry in sorted(read(root, HookshapeError, hint).items()):
+        if not rel.startswith(under):
+            continue
+        path = root / rel
+        if not path.is_file():
+            raise HookshapeError(f"{path}: listed in MANIFEST but missing")
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != entry.sha256:
+            raise HookshapeError(f"{path}: sha256 does not match MANIFEST (corrupt or edited copy)")
+        out.append(Artifact(rel, entry.mode, data))
+    return out

@@ -1,10 +1,12 @@
-"""Write a plan atomically, or compare it with what is on disk (render --check)."""
+"""Write a plan's artifacts into dist/ atomically, or compare them with what is on disk
+(render --check)."""
 
 from __future__ import annotations
 
 import difflib
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +20,10 @@ MANIFEST = manifest.NAME
 def write_atomic(path: Path, data: bytes, mode: int) -> None:
     """Temp file in the same directory, fsync, chmod, rename: readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -26,6 +31,9 @@ def write_atomic(path: Path, data: bytes, mode: int) -> None:
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
+    except OSError as exc:  # a full disk: the write itself names no file
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -36,7 +44,7 @@ def same_mode(path: Path, mode: int) -> bool:
     return bool(path.stat().st_mode & 0o100) == bool(mode & 0o100)
 
 
-def stale_files(out: Path, artifacts: list[Artifact]) -> list[Path]:
+def stale_files(out: Path, artifacts: Sequence[Artifact]) -> list[Path]:
     """Files a previous render wrote (listed in its MANIFEST) that the plan no longer
     produces. Files render never wrote are never touched."""
     wanted = {a.path for a in artifacts}
@@ -59,7 +67,7 @@ class Written:
     removed: list[str] = field(default_factory=list)
 
 
-def write_plan(out: Path, artifacts: list[Artifact]) -> Written:
+def write_plan(out: Path, artifacts: Sequence[Artifact]) -> Written:
     """Write every artifact whose bytes or mode differ; remove stale files."""
     check_target(out)
     try:
@@ -68,7 +76,7 @@ def write_plan(out: Path, artifacts: list[Artifact]) -> Written:
         raise HookshapeError(f"{exc.filename or out}: cannot write: {exc.strerror or exc}") from None
 
 
-def _write(out: Path, artifacts: list[Artifact]) -> Written:
+def _write(out: Path, artifacts: Sequence[Artifact]) -> Written:
     stale = stale_files(out, artifacts)  # before the new MANIFEST replaces the old one
     done = Written()
     for art in artifacts:
@@ -87,15 +95,16 @@ def _text(data: bytes) -> list[str]:
     return data.decode("utf-8", "replace").splitlines(keepends=True)
 
 
-def diff_plan(out: Path, artifacts: list[Artifact]) -> str:
+def diff_plan(out: Path, artifacts: Sequence[Artifact]) -> str:
     """A unified diff of dist/ against the plan ('' when identical, modes included)."""
     chunks = []
     for art in artifacts:
         target = out / art.path
         old = target.read_bytes() if target.is_file() else b""
         if old != art.data:
-            chunks.append("".join(difflib.unified_diff(
-                _text(old), _text(art.data), f"a/{art.path}", f"b/{art.path}")))
+            lines = difflib.unified_diff(_text(old), _text(art.data), f"a/{art.path}", f"b/{art.path}")
+            chunks.append("".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                                  for line in lines))
         elif not same_mode(target, art.mode):
             chunks.append(f"mode {art.path}: executable bit differs from {art.mode:04o}\n")
     wanted = {a.path for a in artifacts}

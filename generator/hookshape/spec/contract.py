@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import (
     Field,
@@ -12,7 +12,8 @@ from pydantic import (
 from hookshape.spec.types import PLACEHOLDER, EnvName, Strict, Text
 
 VIEW = ("event", "vendor", "tool", "tool_class", "paths", "command", "cwd", "session", "message",
-        "stop_active", "cut", "hook", "dir")
+        "stop_active", "tool_input", "tool_response", "transcript", "prompt", "source", "notification",
+        "subagent", "cut", "hook", "dir")
 
 
 class Contract(Strict):
@@ -37,8 +38,27 @@ class Contract(Strict):
     stop_active: EnvName | None = Field(None, description=(
         "1 when the vendor says this stop is a continuation a stop hook caused; default "
         "<PREFIX>_STOP_ACTIVE"))
+    tool_input: EnvName | None = Field(None, description=(
+        "the tool's input as compact JSON (plain ASCII), on tool events; default <PREFIX>_TOOL_INPUT"))
+    tool_response: EnvName | None = Field(None, description=(
+        "what the tool answered (its text, or compact JSON), on post_tool and post_tool_failure "
+        "where the vendor gives it; default <PREFIX>_TOOL_RESPONSE"))
+    transcript: EnvName | None = Field(None, description=(
+        "the path of the session's transcript where the vendor gives one; default <PREFIX>_TRANSCRIPT"))
+    prompt: EnvName | None = Field(None, description="the user's prompt, on prompt; default <PREFIX>_PROMPT")
+    source: EnvName | None = Field(None, description=(
+        "why a session starts (startup, resume, clear, compact, ...), on session_start; default "
+        "<PREFIX>_SOURCE"))
+    notification: EnvName | None = Field(None, description=(
+        "the notification's text, on notification; default <PREFIX>_NOTIFICATION"))
+    subagent: EnvName | None = Field(None, description=(
+        "the subagent's type, on subagent events and on a call of a subagent tool; default "
+        "<PREFIX>_SUBAGENT"))
     cut: EnvName | None = Field(None, description=(
-        "1 when the event passed a size bound and what is on stdin is its cut prefix; default <PREFIX>_CUT"))
+        "the names of the view's fields cut to their bound, space-separated (event: the event "
+        "passed the stdin bound and stdin is its cut prefix; paths: a target was too long or one "
+        "too many; command, message, tool_input, ...: the value was cut); empty when nothing was; "
+        "default <PREFIX>_CUT"))
     hook: EnvName | None = Field(None, description="the hook's name; default <PREFIX>_HOOK")
     dir: EnvName | None = Field(None, description=(
         "the directory the hook's files are installed in ({dir} of run); default <PREFIX>_HOOK_DIR"))
@@ -54,10 +74,28 @@ class Contract(Strict):
     default_reason: Text = Field(
         "BLOCKED by the {hook} hook.",
         description="the reason of an exit 2 with nothing on stderr; placeholder {hook}")
+    cut_message: Text = Field(
+        "BLOCKED: this call is too large for the {hook} hook to check (cut: {cut}). Split it into "
+        "smaller calls.", description=(
+            "the gate's refusal for a fail-closed hook whose view has cut fields (unless the hook "
+            "says judges_cut = true); placeholders {hook} and {cut}"))
+    ask_fallback: Literal["deny", "allow"] = Field("deny", description=(
+        "what a hook's `ask` becomes on a vendor that cannot ask the user: deny (the reason "
+        "prefixed with ask_message) or allow"))
+    ask_message: Text = Field(
+        "BLOCKED: the {hook} hook asks the user to confirm this call, which {vendor} cannot ask "
+        "here.", description="the refusal that stands for an ask; placeholders {hook} and {vendor}")
+    rewrite_message: Text = Field(
+        "BLOCKED: the {hook} hook changes this call's input, which {vendor} cannot apply, so it "
+        "does not run as asked either.", description=(
+            "the refusal that stands for a rewrite the vendor cannot apply; placeholders {hook} "
+            "and {vendor}"))
 
     @model_validator(mode="after")
     def _placeholders(self) -> Contract:
-        for name, allowed in (("closed_message", {"hook", "why"}), ("default_reason", {"hook"})):
+        for name, allowed in (("closed_message", {"hook", "why"}), ("default_reason", {"hook"}),
+                              ("cut_message", {"hook", "cut"}), ("ask_message", {"hook", "vendor"}),
+                              ("rewrite_message", {"hook", "vendor"})):
             for found in PLACEHOLDER.findall(getattr(self, name)):
                 if found not in allowed:
                     raise ValueError(f"{name}: unknown placeholder {{{repr(found)[1:-1]}}} "

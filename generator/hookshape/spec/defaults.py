@@ -1,7 +1,7 @@
 """The defaults of the spec that derive from other keys, in one place: env var names and
-messages from harness.prefix, paths from harness.name and harness.state_dir, dial files from
-matrix.project_marker, the stop messages from stop.compliance_keyword, and the protected
-control files from the files the spec names.
+messages from harness.prefix, paths from harness.name and harness.state_dir, the package's
+name from harness.name, dial files from matrix.project_marker, the stop messages from
+stop.compliance_keyword, and the protected control files from the files the spec names.
 
 `fill` runs before validation (Spec's before-validator) on the raw TOML table and adds every
 missing section and key; a key the spec sets is kept as it is. `symbolic` is the same rule
@@ -161,6 +161,14 @@ MESSAGES: dict[str, Rule] = {
     "breaker_notice": lambda b: (f"{b.env} hooks: the {{phase}} hook failed {{count}} times in a "
                                  "row and is paused for {cooldown_s} s (fail-open: nothing is "
                                  "blocked meanwhile)."),
+    "breaker_notice_closed": lambda b: (f"{b.env} hooks: the fail-open {{phase}} hooks failed "
+                                        "{count} times in a row and are paused for {cooldown_s} s; "
+                                        "the fail-closed ones still run."),
+}
+PACKAGE: dict[str, Rule] = {
+    "name": lambda b: b.name,
+    "description": lambda b: f"The {b.name} hooks for agent CLIs",
+    "marketplace": lambda b: b.name,
 }
 TENTACLE: dict[str, Callable[[Basis, str], str]] = {
     "name": lambda b, role: f"{b.prefix}-hook-{role.replace('_', '-')}",
@@ -168,7 +176,7 @@ TENTACLE: dict[str, Callable[[Basis, str], str]] = {
 }
 SECTIONS: dict[str, dict[str, Rule]] = {
     "harness": HARNESS, "matrix": MATRIX, "halt": HALT, "stop": STOP, "prompt": PROMPT,
-    "gate": GATE, "messages": MESSAGES,
+    "gate": GATE, "messages": MESSAGES, "package": PACKAGE,
 }
 
 

@@ -12,6 +12,10 @@ from hookshape.spec import defaults
 from hookshape.spec.defaults import symbolic
 from hookshape.spec.types import EnvName, HomePath, Prefix, RelPath, ScriptName, Strict
 
+# Where install stages the scripts, under the harness home: gates in bin/, tentacles, adapters and
+# hook files in bin/<tentacle_dir>/.
+SCRIPTS_DIR = "bin"
+
 
 class Harness(Strict):
     name: ScriptName = Field(description="the harness's name (required): the harness CLI, the "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import functools
 import re
 import shlex
 from typing import Annotated, Literal
@@ -15,8 +17,10 @@ from pydantic import (
     model_validator,
 )
 
+from hookshape.errors import HookshapeError
 from hookshape.spec.gate import Gate
-from hookshape.spec.types import TOOL_EVENTS, Event, RelPath, Role, ScriptName, Strict
+from hookshape.spec.profiles import load_profiles
+from hookshape.spec.types import EVENTS, TOOL_EVENTS, Event, RelPath, Role, ScriptName, Strict
 
 
 def _argv(value: object) -> object:
@@ -30,6 +34,45 @@ def _argv(value: object) -> object:
     return value
 
 
+@functools.cache
+def _vendor_names() -> dict[str, dict[str, list[str]]]:
+    """A vendor's event name (lowercased) -> neutral event -> the vendors that call it so, read
+    off the shipped profiles."""
+    try:
+        profiles = load_profiles()
+    except HookshapeError:
+        return {}
+    found: dict[str, dict[str, list[str]]] = {}
+    for profile in profiles.values():
+        for event in EVENTS:
+            name = profile.events.of(event)
+            if name:
+                found.setdefault(name.lower(), {}).setdefault(event, []).append(profile.vendor.display)
+    return found
+
+
+def _neutral(value: object) -> object:
+    """An event that is not one of ours: a vendor's own name (`PreToolUse`) says which of ours it
+    is, a near miss (`pre-tool`, `pretool`) gets the near one; anything else lists ours."""
+    if not isinstance(value, str) or value in EVENTS:
+        return value
+    ours = ", ".join(EVENTS)
+    theirs = _vendor_names().get(value.lower())
+    if theirs:
+        said = " or ".join(f"{event} ({', '.join(sorted(who))})" for event, who in theirs.items())
+        means = " or ".join(repr(event) for event in theirs)
+        raise ValueError(f"{value!r} is what vendors call {said}: did you mean {means}? the "
+                         f"events are vendor-neutral: {ours}")
+    squashed = {e.replace("_", ""): e for e in EVENTS}
+    key = value.lower().replace("-", "_").replace(" ", "_")
+    near = [squashed[key.replace("_", "")]] if key.replace("_", "") in squashed else \
+        difflib.get_close_matches(key, EVENTS, n=1, cutoff=0.6)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    raise ValueError(f"{value!r} is not an event: {hint}the events are: {ours}")
+
+
+# a vendor-neutral event, with a did-you-mean for a vendor's name of one (`PreToolUse`) or a near miss
+NeutralEvent = Annotated[Event, BeforeValidator(_neutral)]
 RUN_WORD = r"^[^\x00]+$"
 RUN_WORD_WORDS = "one word of the command: 1 to 65536 characters, no NUL (a script for sh -c may span lines)"
 RunWord = Annotated[str, Field(pattern=RUN_WORD, max_length=65536, description=RUN_WORD_WORDS)]
@@ -51,7 +94,7 @@ class Hook(Strict):
 
     name: ScriptName = Field(description="the hook's name, unique in the spec (its files install "
                                          "under bin/<tentacle_dir>/<name>.d)")
-    event: Event = Field(description="the vendor-neutral event the hook runs on")
+    event: NeutralEvent = Field(description="the vendor-neutral event the hook runs on")
     job: Literal["context", "lock-gate", "trace", "closeout"] | None = Field(None, description=(
         "a built-in job instead of a command: context (prompt: halt notice, coordination block, "
         "the end-of-turn contract), lock-gate (pre_tool: file locks, the halt watch, the control "
@@ -79,6 +122,16 @@ class Hook(Strict):
         "wired into the vendors' configs; false: installed (staged) but not wired"))
     files: list[RelPath] = Field([], description=(
         "files beside the spec the command needs (scripts, data), installed into {dir}"))
+    judges_cut: bool = Field(False, description=(
+        "a fail-closed hook that judges a view with cut fields itself (it reads <PREFIX>_CUT); "
+        "without it the gate refuses such a call for the hook (contract.cut_message)"))
+    loop_guard: Literal["gate", "own"] = Field("gate", description=(
+        "stop and subagent_stop: gate (the gate lets the agent stop when a block now would loop: "
+        "the vendor's stop_hook_active flag, or a per-session counter on a vendor without it) or "
+        "own (the hook keeps a guard of its own, and its blocks are said as they are)"))
+    rewrite: bool = Field(False, description=(
+        "pre_tool: this hook may answer an `input` that replaces the tool's input (one rewriter "
+        "per event, the last hook of it: the hooks before it judge the input as asked)"))
 
     @model_validator(mode="after")
     def _match_events(self) -> Hook:
@@ -88,6 +141,10 @@ class Hook(Strict):
         for item in self.match:
             if item.startswith("mcp:") and not re.fullmatch(r"mcp:[A-Za-z0-9._-]+", item):
                 raise ValueError(f"match: {item!r}: mcp:<server> names one server")
+        if self.loop_guard != "gate" and self.event not in ("stop", "subagent_stop"):
+            raise ValueError(f"loop_guard: only stop and subagent_stop keep a loop guard, not {self.event}")
+        if self.rewrite and self.event != "pre_tool":
+            raise ValueError(f"rewrite: only a pre_tool hook rewrites a tool's input, not {self.event}")
         if self.job is not None:
             self._as_job()
             return self
@@ -104,7 +161,9 @@ class Hook(Strict):
         want = JOB_EVENTS[str(self.job)]
         if self.event != want:
             raise ValueError(f"job: {self.job} runs on {want}, not on {self.event}")
-        given = [k for k in ("run", "files", "deadline_ms") if getattr(self, k)]
+        given = [k for k in ("run", "files", "deadline_ms", "judges_cut", "rewrite") if getattr(self, k)]
+        if self.loop_guard != "gate":
+            given.append("loop_guard")
         if self.failure != "open":
             given.append("failure")
         if self.match != ["any"]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from hookshape.errors import SpecError
 from hookshape.spec.model import Spec
@@ -85,6 +85,31 @@ def _same_file(one: Path, two: Path) -> bool:
         return False
 
 
+def config_dir_in(home: PurePosixPath, profiles: dict[str, Profile], name: str) -> tuple[Profile, PurePosixPath] | None:
+    """The first vendor whose user config directory is `home` or lies inside it (`~/...` paths),
+    with that directory."""
+    for profile in profiles.values():
+        raw = profile.config.user_path.replace("{name}", name)
+        folder = PurePosixPath(raw).parent
+        if raw.startswith("~/") and (folder == home or home in folder.parents):
+            return profile, folder
+    return None
+
+
+def _home_of_its_own(path: Path, spec: Spec, profiles: dict[str, Profile]) -> None:
+    """The harness home holds the scripts, the ledger and backups, and the last uninstall takes
+    it away: it cannot be (or hold) a vendor's config directory."""
+    home = spec.harness.home_default
+    found = config_dir_in(PurePosixPath(home), profiles, spec.harness.name)
+    if found is not None:
+        profile, folder = found
+        what = "is" if str(folder) == home else "holds"
+        raise SpecError(f"{path}: harness.home_default: {home!r} {what} the config directory of "
+                        f"{profile.vendor.display} ({folder}); the harness home holds the scripts, "
+                        "the ledger and backups, and the last uninstall takes it away: choose a "
+                        "directory of its own")
+
+
 def load(spec_path: Path | None = None, profile_dirs: list[Path] | None = None) -> Loaded:
     """Load a spec file; None loads the built-in default spec."""
     builtin = spec_path is None
@@ -93,6 +118,7 @@ def load(spec_path: Path | None = None, profile_dirs: list[Path] | None = None) 
         raise SpecError(f"{path}: no such spec file")
     spec: Spec = validate(path, Spec, parse_toml(path, SpecError), SpecError)
     profiles = load_profiles(profile_dirs)
+    _home_of_its_own(path, spec, profiles)
     for vid in spec.enabled_vendors():
         if vid not in profiles:
             known = ", ".join(sorted(profiles))

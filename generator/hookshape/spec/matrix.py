@@ -58,3 +58,6 @@ class Matrix(Strict):
         "the arguments of an MCP tool that name the paths it works on (a string or a list)"))
     mcp_read_verbs: list[ScriptName] = Field(list(MCP_READ_VERBS), description=(
         "an MCP tool whose name starts with one of these only reads: its paths are free"))
+    trail_max: Annotated[int, Field(ge=16, le=65536)] = Field(512, description=(
+        "trail entries kept in the matrix: once post-tool passes it, the oldest go and the newest "
+        "half stay"))

@@ -19,6 +19,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     "halt_unread": frozenset({"reason"}),
     "protect_block": frozenset({"path"}),
     "breaker_notice": frozenset({"phase", "count", "cooldown_s"}),
+    "breaker_notice_closed": frozenset({"phase", "count", "cooldown_s"}),
     "post_note": frozenset({"tool"}),
     "answer_lost": frozenset({"phase"}),
 }
@@ -64,6 +65,9 @@ class Messages(Strict):
         "the stop gate's reminder when it only suggests (the header follows)"))
     breaker_notice: Text = Field(symbolic("messages", "breaker_notice"), description=(
         "a gate's breaker opened after repeated failures"))
+    breaker_notice_closed: Text = Field(symbolic("messages", "breaker_notice_closed"), description=(
+        "the breaker of a gate of user hooks with fail-closed ones opened: the fail-open hooks "
+        "are paused, the fail-closed ones still run"))
     post_note: Text = Field("mutated via {tool}", description="the trail note of an edit")
     answer_lost: Text = Field(
         "BLOCKED: {phase} decided to block this call, but its answer could not be written (no "

@@ -3,6 +3,7 @@ this one) and the rules across them."""
 
 from __future__ import annotations
 
+import posixpath
 from operator import attrgetter
 from typing import Any
 
@@ -18,10 +19,11 @@ from hookshape.spec.contract import Contract
 from hookshape.spec.dials import Dials
 from hookshape.spec.gate import Gate
 from hookshape.spec.halt import Halt
-from hookshape.spec.harness import Harness
+from hookshape.spec.harness import SCRIPTS_DIR, Harness
 from hookshape.spec.hooks import JOB_EVENTS, Group, Hook
 from hookshape.spec.matrix import Matrix
 from hookshape.spec.messages import Messages
+from hookshape.spec.package import Package
 from hookshape.spec.prompt import Prompt
 from hookshape.spec.protect import Protect
 from hookshape.spec.stop import Stop
@@ -58,7 +60,7 @@ def _usable(key: str, value: object) -> bool:
 def _section(about: str) -> Any:
     """A section that may be left out whole (its default is {}: every key defaults); Spec's
     before-validator fills it before the model sees it."""
-    return Field({}, description=f"{about}; every key defaults (README: Defaults)")
+    return Field({}, description=f"{about}; every key defaults (docs/reference.md: Defaults)")
 
 
 class Spec(Strict):
@@ -75,6 +77,7 @@ class Spec(Strict):
     tentacles: list[Tentacle] = Field([], description="the built-in jobs, one per role")
     hooks: list[Hook] = Field([], description="the user's own hooks, in the order they run")
     contract: Contract = Field(Contract(), description="the view of the event a user hook is given")
+    package: Package = _section("what a vendor plugin or extension of the harness says about itself")
     vendors: dict[Word, Vendor] = Field({}, description=(
         "the agent CLIs to render configs for, by profile id; `[vendors.claude]` with no keys "
         "enables one with the default timeout"))
@@ -104,14 +107,16 @@ class Spec(Strict):
             raise ValueError("the spec runs nothing: give at least one [[hooks]] or [[tentacles]]")
         self._groups_consistent(names)
         self._protect_covers_control_files()
-        deadline = max([self.gate.deadline_ms, *(self.deadline(g) for g in self.groups())])
-        floor = deadline + self.gate.vendor_margin_ms
+        self._state_outside_scripts()
+        gate_deadline, why, lower = self._longest_deadline()
+        floor = gate_deadline + self.gate.vendor_margin_ms
         for vid, vendor in self.vendors.items():
             if vendor.enabled and vendor.timeout_ms < floor:
                 raise ValueError(
-                    f"vendors.{vid}.timeout_ms: {vendor.timeout_ms} must be at least "
-                    f"the longest gate deadline + gate.vendor_margin_ms ({floor}) so the gate's "
-                    "deadline fires before the vendor kills the hook"
+                    f"vendors.{vid}.timeout_ms: {vendor.timeout_ms} is below {floor}, the longest "
+                    f"gate deadline + gate.vendor_margin_ms ({self.gate.vendor_margin_ms}), so "
+                    f"the vendor would kill the gate before its deadline fires ({why}); raise "
+                    f"timeout_ms to {floor}, or lower {lower}"
                 )
         return self
 
@@ -126,9 +131,32 @@ class Spec(Strict):
             if len({h.registered for h in on}) > 1:
                 raise ValueError(f"hooks: the {event} hooks run through one gate: give them all "
                                  "the same `registered`")
+            rewriters = [h.name for h in on if h.rewrite]
+            if len(rewriters) > 1:
+                raise ValueError(f"hooks: {', '.join(rewriters)} all rewrite the {event} input: one "
+                                 "rewriter per event (the vendors apply one input)")
+            if rewriters and on[-1].name != rewriters[0]:
+                raise ValueError(f"hooks: the rewriter {rewriters[0]} must be the last {event} hook "
+                                 "in the spec: a hook after it would judge the input as it was "
+                                 "asked, not as it runs")
             if on and self.group_name(event) in taken:
                 raise ValueError(f"hooks: the gate of the {event} hooks is named "
                                  f"{self.group_name(event)!r}, which a hook or tentacle already uses")
+
+    def _longest_deadline(self) -> tuple[int, str, str]:
+        """The longest gate deadline, where it comes from in words, and the keys that lower it."""
+        longest = (self.gate.deadline_ms, f"the built-in jobs' gate.deadline_ms is "
+                   f"{self.gate.deadline_ms}", "gate.deadline_ms") if self.jobs() else (0, "", "")
+        for group in self.groups():
+            total = self.deadline(group)
+            if total > longest[0]:
+                parts = ", ".join(f"{h.name} {h.deadline(self.gate)} ms" for h in group.hooks)
+                keys = [f"hooks[{self.hooks.index(h)}].deadline_ms" if h.deadline_ms is not None
+                        else "gate.deadline_ms" for h in group.hooks]
+                longest = (total, f"the {group.role} gate runs {parts}, each with "
+                                  f"gate.kill_grace_ms {self.gate.kill_grace_ms}: {total} ms",
+                           " or ".join(dict.fromkeys(keys)))
+        return longest
 
     def group_name(self, event: Event) -> str:
         return f"{self.harness.name}-{event.replace('_', '-')}"
@@ -187,6 +215,17 @@ class Spec(Strict):
         if self.protect.vendor_configs is not None:
             return self.protect.vendor_configs
         return self.halt.enabled or any(h.failure == "closed" for h in self.hooks)
+
+    def _state_outside_scripts(self) -> None:
+        """The state directories stay out of the scripts' directory: state there would mix with
+        the files install stages and the last uninstall takes away."""
+        for key in ("harness.state_dir", "gate.health_dir"):
+            value = str(attrgetter(key)(self))
+            path = posixpath.normpath(value)
+            if path == SCRIPTS_DIR or path.startswith(SCRIPTS_DIR + "/"):
+                raise ValueError(f"{key}: {value!r} lies in the scripts' directory (<home>/"
+                                 f"{SCRIPTS_DIR}, where install stages the gates and tentacles): "
+                                 "choose a directory of its own")
 
     def tentacle(self, role: Role) -> Tentacle | None:
         return next((t for t in self.jobs() if t.role == role), None)

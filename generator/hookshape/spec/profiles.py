@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from hookshape.errors import ProfileError
 from hookshape.spec.types import Event
@@ -20,6 +21,7 @@ EnvVar = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description=(
     "an environment variable name: letters, digits and '_', not starting with a digit"))]
 FindingCode = Annotated[str, Field(pattern=r"^([a-z][a-z0-9]*(-[a-z0-9]+)*)?$", description=(
     "a finding code: lowercase words of letters and digits joined by '-'"))]
+Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}(-\d{2})?$", description="a date: YYYY-MM or YYYY-MM-DD")]
 MatcherSyntax = Literal["exact-list-or-regex", "regex", "exact"]
 Layout = Literal["groups", "flat", "groups-for-matchers", "list"]
 
@@ -49,6 +51,9 @@ class Events(_Strict):
     subagent_stop: str = ""
     pre_compact: str = ""
     session_end: str = ""
+    other: list[str] = Field([], description=(
+        "the vendor's other hook events, beside the neutral ones (with config.unknown_events, the "
+        "whole list: doctor flags a name outside it)"))
 
     def of(self, event: Event) -> str:
         return str(getattr(self, event))
@@ -66,7 +71,15 @@ class Tools(_Strict):
     edit: list[str]
     shell: list[str]
     read: list[str] = Field([], description="tools that only read files (the `read` tool class)")
+    subagent: list[str] = Field([], description=(
+        "tools that start a subagent (the `subagent` tool class: Task, Agent, spawn_agent, ...)"))
+    other: list[str] = Field([], description=(
+        "the vendor's other tools known by name (a hook may match them raw); validation warns "
+        "about a raw name no enabled vendor is known to have"))
     mcp_format: str
+    plugin_mcp_format: str = Field("", description=(
+        "how a plugin's bundled MCP server names its tools ({plugin}, {server}, {tool}): a matcher "
+        "written for mcp_format misses them"))
 
 
 class Handler(_Strict):
@@ -121,9 +134,55 @@ class ConfigInfo(_Strict):
     # trusted (Codex: [hooks.state."<key>"] trusted_hash); hooks without it are skipped.
     trust_table: Dotted = ""
     trust_key: str = ""
+    # How the vendor keys and hashes one hook's trust record (doctor computes both and tells a
+    # trusted entry from one never reviewed or changed since): the record's key, with {file}
+    # (the config file's absolute path), {event_snake}, {group} and {handler} (positions), and
+    # the hash rule (hookshape.diagnose.trust), with the timeout an entry without one counts as.
+    trust_entry: str = ""
+    trust_hash: Literal["", "definition-sha256"] = ""
+    trust_default_timeout: int = 0
+    # Events whose timeout the vendor bounds before it hashes: vendor event -> [default, max].
+    trust_timeouts: dict[str, Annotated[list[int], Field(min_length=2, max_length=2)]] = {}
+    # The user-config key that must hold project_trust_value before the vendor loads a project's
+    # hooks at all ({root}: the project root), e.g. Codex: projects.{root}.trust_level = trusted.
+    project_trust: str = ""
+    project_trust_value: str = ""
+    # Keys under root that are settings, not events (Gemini: enabled, disabled, notifications).
+    root_fields: list[str] = []
+    # What the vendor does with an event name it does not know ("skipped": the entries never
+    # run); doctor names the vendor whose name it is. Needs the whole list (events + other).
+    unknown_events: Literal["", "skipped"] = ""
+    # Identical commands on one event run once (a differently spelled one runs again).
+    dedup_identical: bool = False
+    # Other vendors' config files this vendor also runs the hooks of: vendor id -> files (`~/...`
+    # = user home, else the project), read in that vendor's format.
+    also_runs: dict[str, list[str]] = {}
+    # The index of installed plugins (`~/...`), whose bundled MCP servers rename their tools
+    # (tools.plugin_mcp_format); and the settings key that enables each (`<key>: false` = off).
+    plugins_index: str = ""
+    plugins_enabled: Dotted = ""
+    # The environment variable that names the host a session runs in, and the hosts that run
+    # settings-file hooks only when their caller passes setting sources (Claude's Agent SDK).
+    host_env: str = ""
+    sdk_hosts: list[str] = []
+
+    @property
+    def bundled(self) -> bool:
+        """A standalone hooks file whose top-level keys are hook names (root `{name}`)."""
+        return self.root == "{name}"
+
+    @property
+    def switches(self) -> list[str]:
+        """The dotted keys that turn the vendor's hooks on: the current one, then older names."""
+        return [s for s in [self.enable_switch, *self.legacy_switches] if s]
 
     @model_validator(mode="after")
     def _pairs(self) -> ConfigInfo:
+        if (self.trust_entry or self.trust_hash) and not (self.trust_entry and self.trust_hash
+                                                          and self.trust_table):
+            raise ValueError("trust_entry and trust_hash: together, with trust_table")
+        if bool(self.project_trust) != bool(self.project_trust_value):
+            raise ValueError("project_trust and project_trust_value: together")
         if bool(self.auth_key) != bool(self.auth_env):
             missing = "auth_env" if self.auth_key else "auth_key"
             raise ValueError(f"{missing}: required with "
@@ -147,7 +206,7 @@ class ConfigInfo(_Strict):
         return self
 
 
-PLACEHOLDERS = ("{text}", "{event}")
+PLACEHOLDERS = ("{text}", "{event}", "{input}")
 
 
 def _strings(value: Any) -> list[str]:
@@ -165,7 +224,8 @@ class Answer(_Strict):
 
     stdout: dict[str, Any] | None = Field(None, description=(
         "the JSON object printed on stdout; a string value \"{text}\" is the answer's text, "
-        "\"{event}\" the vendor's event name of the role"))
+        "\"{event}\" the vendor's event name of the role, \"{input}\" (rewrite only) the new "
+        "tool input, an object"))
     stderr: bool = Field(False, description=(
         "the text as one line on stderr (with exit 2 when the answer blocks)"))
     context: bool = Field(False, description="the context answer of the same role (warn only)")
@@ -177,8 +237,12 @@ class Answer(_Strict):
         for s in _strings(self.stdout or {}):
             if "{" in s and s not in PLACEHOLDERS:
                 raise ValueError(f"a placeholder is a whole string value (stdout holds {s!r}), "
-                                 "\"{text}\" or \"{event}\"")
+                                 "\"{text}\", \"{event}\" or \"{input}\"")
         return self
+
+    @property
+    def said(self) -> bool:
+        return self.stdout is not None or self.stderr or self.context
 
 
 class Output(_Strict):
@@ -193,6 +257,17 @@ class Output(_Strict):
     warn: Answer = Field(description="pre_tool: the call runs, {text} is a warning")
     stop: Answer = Field(description="stop: the agent keeps working, {text} says why")
     suggest: Answer = Field(description="stop: the agent stops, {text} is shown")
+    ask: Answer = Field(Answer(), description=(
+        "pre_tool: the user is asked to confirm the call, {text} says why (nothing: the vendor "
+        "cannot ask; contract.ask_fallback decides)"))
+    rewrite: Answer = Field(Answer(), description=(
+        "pre_tool: the call runs with \"{input}\", a whole new tool input (nothing: the vendor "
+        "cannot apply one, and a rewrite is refused instead)"))
+    block: Answer = Field(Answer(), description=(
+        "prompt: the prompt is refused, {text} says why (nothing: it cannot be; the reason is "
+        "context where the prompt has a channel)"))
+    grant: Answer = Field(Answer(), description="permission_request: allowed for the user")
+    refuse: Answer = Field(Answer(), description="permission_request: denied for the user, {text} says why")
     stop_guard: Literal["stop_hook_active", "counter"] = Field(description=(
         "how a stop loop is caught: the vendor's stop_hook_active flag, or a per-session counter"))
     stop_cap: int = Field(0, description="consecutive stop blocks the vendor allows (0: no cap)")
@@ -205,9 +280,17 @@ class Output(_Strict):
 
     @model_validator(mode="after")
     def _kinds(self) -> Output:
-        for kind in ("context", "deny", "allow", "stop", "suggest"):
+        for kind in ("context", "deny", "allow", "stop", "suggest", "ask", "rewrite", "block",
+                     "grant", "refuse"):
             if getattr(self, kind).context:
                 raise ValueError(f"{kind}: context = true is for warn only")
+            takes_input = kind == "rewrite"
+            holds = "{input}" in _strings(getattr(self, kind).stdout or {})
+            if holds != (takes_input and getattr(self, kind).stdout is not None):
+                raise ValueError(f"{kind}: \"{{input}}\" " + ("is required in a rewrite's stdout"
+                                 if takes_input else "is for rewrite only"))
+        if self.rewrite.stderr:
+            raise ValueError("rewrite: stdout or nothing")
         if self.context.stderr:
             raise ValueError("context: stdout or nothing")
         if self.allow.stderr:
@@ -227,6 +310,15 @@ class Payload(_Strict):
     stop_active: str
     stop_text: list[str]
     turn_marker: str = ""
+    tool_response: list[str] = Field([], description=(
+        "post_tool, post_tool_failure: what the tool answered (or its error)"))
+    transcript: list[str] = Field([], description="the transcript's path")
+    prompt: list[str] = Field([], description="prompt: the user's prompt")
+    source: list[str] = Field([], description="session_start: why the session starts")
+    notification: list[str] = Field([], description="notification: its text")
+    subagent: list[str] = Field([], description="subagent events: the subagent's type")
+    subagent_arg: list[str] = Field([], description=(
+        "the field of a subagent tool's input that names the subagent's type"))
 
     @model_validator(mode="after")
     def _cwd_not_from_tool_args(self) -> Payload:
@@ -244,10 +336,133 @@ class Fact(_Strict):
     topic: str
     fact: str
     source: str
-    date: Annotated[str, Field(pattern=r"^\d{4}-\d{2}(-\d{2})?$", description="a date: YYYY-MM or YYYY-MM-DD")]
+    date: Date
     # When set, `doctor` shows this fact as an info finding under this code (e.g.
     # "write-before-read"): vendor behaviour worth knowing when a hook seems not to work.
     doctor: FindingCode = ""
+
+
+Protocol = Literal["anthropic", "gemini", "openai_chat", "openai_responses"]
+
+
+class Drive(_Strict):
+    """How `hookshape verify` runs the vendor's CLI for one scripted turn against its mock model,
+    offline. Strings may hold {home} (the scratch user home), {mock} (the mock's URL), {key} (the
+    mock's API key), {model} and {prompt}. With `cannot` set, nothing else: why it cannot."""
+
+    cannot: str = Field("", description="why verify cannot drive this CLI (then nothing else is set)")
+    binary: str = Field("", description="the command's name on PATH")
+    package: str = Field("", description="the npm package whose versions are proven (hookshape/verify/proven.txt)")
+    protocol: Protocol | None = Field(None, description="the wire protocol the CLI speaks to the mock")
+    model: str = Field("", description="a model name the CLI accepts offline")
+    argv: list[str] = Field([], description="the arguments of one headless turn")
+    env: dict[str, str] = Field({}, description="the turn's environment beside HOME, PATH and the locale")
+    settings_file: str = Field("", description="the settings file (~/...) the settings go to")
+    settings: dict[str, Any] = Field({}, description=(
+        "keys the turn needs in settings_file (nested tables; only these are written, every other "
+        "key of the file stays)"))
+    silent: dict[Event, str] = Field({}, description=(
+        "events the CLI does not fire in such a turn, and why (verify says so instead of `not fired`)"))
+
+    @model_validator(mode="after")
+    def _either(self) -> Drive:
+        if self.cannot:
+            if self.binary or self.argv or self.env or self.settings or self.package:
+                raise ValueError("cannot: nothing else with it")
+            return self
+        for name in ("binary", "package", "protocol", "model", "argv"):
+            if not getattr(self, name):
+                raise ValueError(f"{name}: required (or `cannot`, saying why)")
+        if bool(self.settings) != bool(self.settings_file):
+            raise ValueError("settings and settings_file: together")
+        return self
+
+
+# what a plugin's manifest, marketplace, install lines and notes may say: [package] of the spec
+# (owner: the author, else the name; path: where a marketplace keeps the plugin)
+PLUGIN_FIELDS = ("name", "version", "description", "author", "author_email", "homepage",
+                 "license", "marketplace", "owner", "path")
+PluginPath = Annotated[str, Field(pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$", description=(
+    "a relative path inside the plugin: letters, digits, '.', '_' and '-', parts joined by '/'"))]
+
+
+def _placeholders_known(where: str, value: Any) -> None:
+    for text in _strings(value):
+        for name in re.findall(r"\{([^{}]*)\}", text):
+            if name not in PLUGIN_FIELDS:
+                raise ValueError(f"{where}: {{{name}}} is not one of "
+                                 + ", ".join(f"{{{f}}}" for f in PLUGIN_FIELDS))
+
+
+class PluginFile(_Strict):
+    """A JSON file of the plugin built from data: its string values may hold the spec's [package]
+    fields as {placeholders}; a value that is one placeholder left empty is left out, and so is
+    an object or list left empty."""
+
+    path: PluginPath
+    keys: dict[str, Any] = Field(description="the JSON document, with {placeholders}")
+
+    @model_validator(mode="after")
+    def _known(self) -> PluginFile:
+        _placeholders_known(self.path, self.keys)
+        return self
+
+
+class PluginMarketplace(PluginFile):
+    plugins_dir: PluginPath = Field("plugins", description=(
+        "the folder of the marketplace that holds the plugin ({path} = <plugins_dir>/<name>)"))
+
+
+class PluginHooks(_Strict):
+    """The plugin's hooks file: JSON, shaped as the vendor's [config] unless overridden here."""
+
+    path: PluginPath = "hooks/hooks.json"
+    root: str | None = Field(None, description="the key holding the entries (default: [config].root)")
+    layout: Layout | None = Field(None, description="how entries sit per event (default: [config].layout)")
+    extras: dict[str, Any] | None = Field(None, description=(
+        "top-level keys beside the entries (default: [config].extras)"))
+    handler: Handler | None = Field(None, description="the keys of one handler (default: [config].handler)")
+
+    def overrides(self) -> dict[str, Any]:
+        """The [config] keys this file shapes otherwise."""
+        return {k: v for k in ("root", "layout", "extras", "handler") if (v := getattr(self, k)) is not None}
+
+
+class Plugin(_Strict):
+    """How the vendor ships hooks in a plugin or extension: `hookshape package --as <format>`."""
+
+    format: Annotated[str, Field(pattern=r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$", description=(
+        "the format's name for --as: lowercase words joined by '-'"))]
+    display: str = Field(description="what the vendor calls it (Claude Code plugin)")
+    root_var: EnvVar = Field(description=(
+        "the variable a hook command names the plugin's directory by, as ${<root_var>}"))
+    scripts: PluginPath = Field("scripts", description="the plugin's folder of gates and tentacles")
+    name_pattern: str = Field(description="a regex the plugin's and the marketplace's names must match")
+    name_rule: str = Field(description="name_pattern in words, for the error message")
+    manifest: PluginFile
+    hooks: PluginHooks = PluginHooks()
+    marketplace: PluginMarketplace | None = Field(None, description=(
+        "the marketplace file `package --marketplace` writes (none: the vendor has no marketplace)"))
+    install: list[str] = Field(description="the README's install commands, with {placeholders}")
+    notes: list[str] = Field([], description="what a user must know to run it, with {placeholders}")
+    source: str
+    date: Date
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Plugin:
+        try:
+            re.compile(self.name_pattern)
+        except re.error as exc:
+            raise ValueError(f"name_pattern: not a regex: {exc}") from None
+        _placeholders_known("install", self.install)
+        _placeholders_known("notes", self.notes)
+        files = [self.manifest.path, self.hooks.path]
+        if len(set(files)) != len(files):
+            raise ValueError("manifest.path and hooks.path: two files at one path")
+        inside = [f for f in files if f == self.scripts or f.startswith(self.scripts + "/")]
+        if inside:
+            raise ValueError(f"{inside[0]}: inside the scripts folder {self.scripts!r}")
+        return self
 
 
 class Profile(_Strict):
@@ -258,7 +473,32 @@ class Profile(_Strict):
     config: ConfigInfo
     output: Output
     payload: Payload
+    plugin: Plugin | None = Field(None, description=(
+        "how the vendor ships hooks in a plugin or extension (none: it has no such format)"))
     facts: Annotated[list[Fact], Field(min_length=1)]
+    drive: Drive = Field(Drive(cannot="no way to run it offline is known"), description=(
+        "how `hookshape verify` runs the CLI (or why it cannot)"))
+
+    @model_validator(mode="after")
+    def _plugin_hooks_shape(self) -> Profile:
+        """The plugin's hooks file is [config] with [plugin.hooks]'s keys over it: JSON, so the
+        rules of a JSON config hold for it too."""
+        if self.plugin is None:
+            return self
+        merged = {**self.config.model_dump(), "syntax": "json", **{
+            k: v.model_dump() if isinstance(v, BaseModel) else v
+            for k, v in self.plugin.hooks.overrides().items()}}
+        try:
+            ConfigInfo.model_validate(merged)
+        except ValidationError as exc:
+            raise ValueError("plugin.hooks: " + "; ".join(e["msg"].removeprefix("Value error, ")
+                                                          for e in exc.errors())) from None
+        return self
+
+    def plugin_config(self) -> ConfigInfo:
+        """[config] as the plugin's hooks file has it (see _plugin_hooks_shape)."""
+        assert self.plugin is not None
+        return self.config.model_copy(update={"syntax": "json", **self.plugin.hooks.overrides()})
 
     @property
     def id(self) -> str:

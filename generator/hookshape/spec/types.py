@@ -28,7 +28,7 @@ AWK_LIB_NAME = "lib"
 # events whose entries take a tool matcher
 TOOL_EVENTS: frozenset[str] = frozenset({"pre_tool", "post_tool"})
 # tool classes of a vendor-neutral matcher; anything else is a vendor's raw tool name
-TOOL_CLASSES: frozenset[str] = frozenset({"any", "edit", "shell", "read"})
+TOOL_CLASSES: frozenset[str] = frozenset({"any", "edit", "shell", "read", "subagent"})
 
 def _inside(value: object) -> object:
     """A path key stays inside its base directory (the harness home, or for dial files each
