@@ -885,3 +885,15 @@ def test_a_matrix_full_of_escaped_trails_still_locks(pd: Pd, vendor: str) -> Non
     assert r.json == tool_block(vendor, block_msg(target, "bob"))
     r = gate(pd, vendor, p_edit(vendor, str(pd.proj / "b.ts"), pd.proj))
     assert r.json == tool_block(vendor, block_msg(pd.proj / "b.ts", "carol"))
+
+
+@VEND
+def test_unchecked_edit_counts_undecoded_locks_by_their_value(pd: Pd, vendor: str) -> None:
+    """The reader decodes only the lock lines of the checked paths; another lock is another
+    actor's by its value as written: an escaped holder counts, the actor's own and an empty one
+    do not."""
+    payload = late_path(vendor, str(pd.proj / "src" / "a.py"), pd.proj, "z" * (300 * 1024))
+    pd.add_matrix('PD_LOCK_OTHER_A="alice"', "PD_LOCK_OTHER_B=''", "PD_LOCK_OTHER_C=alice")
+    assert_silent(gate(pd, vendor, payload))
+    pd.add_matrix('PD_LOCK_OTHER_D="b\\\\\\"o\\$b"')
+    assert gate(pd, vendor, payload).json == tool_block(vendor, UNCHECKED)
