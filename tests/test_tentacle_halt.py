@@ -791,6 +791,7 @@ def test_halt_classes_through_the_gate(tmp_path: Path, sh: Shell, cls: str) -> N
     assert not passed, f"{cls} under {sh.name}: {passed!r}"
 
 
+@pytest.mark.slow  # the whole corpus twice through the gate; test_everyday_commands_are_allowed runs it in every tier
 def test_everyday_commands_through_the_gate(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     for halt in (False, True):
