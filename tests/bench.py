@@ -150,11 +150,17 @@ def count_forks(case: Case, env: dict[str, str], cwd: Path) -> tuple[int | None,
                            env={**env, **case.env}, cwd=cwd, check=False, timeout=60)
         forks = execs = 0
         for line in Path(out.name).read_text().splitlines():
+            # % time, seconds, usecs/call, calls, [errors,] syscall
             parts = line.split()
-            if len(parts) >= 4 and parts[-1] in ("fork", "vfork", "clone", "clone3"):
-                forks += int(parts[3]) if parts[3].isdigit() else 0
-            if len(parts) >= 4 and parts[-1] == "execve":
-                execs += int(parts[3]) if parts[3].isdigit() else 0
+            if len(parts) < 5 or not parts[3].isdigit():
+                continue
+            calls = int(parts[3])
+            failed = int(parts[4]) if len(parts) == 6 and parts[4].isdigit() else 0
+            if parts[-1] in ("fork", "vfork", "clone", "clone3"):
+                forks += calls - failed
+            if parts[-1] == "execve":
+                # a shell tries each PATH entry in turn: only the execs that ran a program count
+                execs += calls - failed
         # the first execve is the script's own interpreter
         return forks, max(0, execs - 1)
 
