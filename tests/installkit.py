@@ -262,10 +262,11 @@ def changes(run: Callable[[], object]) -> int:
 
 
 @contextmanager
-def kill_points(home: Path) -> Iterator[Callable[[str, int], bool]]:
-    """killed(verb, n): run install or uninstall on `home` in a process killed just before its
-    n-th change (tests/killpoint.py); True when it died there, False when it made fewer."""
-    server = subprocess.Popen([sys.executable, "-m", "tests.killpoint", str(home)], cwd=ROOT,
+def kill_points(home: Path, scope: str = "user") -> Iterator[Callable[[str, int], bool]]:
+    """killed(verb, n): run install or uninstall on `home` (at project scope: in `home/proj`) in
+    a process killed just before its n-th change (tests/killpoint.py); True when it died there,
+    False when it made fewer."""
+    server = subprocess.Popen([sys.executable, "-m", "tests.killpoint", str(home), scope], cwd=ROOT,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                               env={k: v for k, v in os.environ.items() if k not in SCRUB})
     assert server.stdin is not None and server.stdout is not None

@@ -766,21 +766,26 @@ def test_a_failed_reinstall_or_uninstall_rolls_back(home: Path, monkeypatch: pyt
 
 # A run killed at any step (SIGKILL, so no rollback of its own) leaves nothing the next run
 # cannot undo or finish: every step of an install and of an uninstall in turn (fast mode: a
-# sample), then the next runs, and the home is byte for byte as it was before the install.
-SWEEP = [pytest.param(verb, 25 if FAST else 1, marks=[] if FAST else [pytest.mark.slow], id=verb)
-         for verb in ("install", "uninstall")]
+# sample), then the next runs, and the home is byte for byte as it was before the install; a
+# project setup's too (the project inside the home, so the snapshot holds both).
+SWEEP = [pytest.param(verb, scope, 25 if FAST else 1, marks=[] if FAST else [pytest.mark.slow],
+                      id=verb if scope == "user" else f"{verb}-{scope}")
+         for scope in ("user", "project") for verb in ("install", "uninstall")]
 
 
-@pytest.mark.parametrize(("verb", "every"), SWEEP)
-def test_a_run_killed_at_any_step_leaves_nothing_behind(home: Path, verb: str, every: int) -> None:
-    run = runs(home)
+@pytest.mark.parametrize(("verb", "scope", "every"), SWEEP)
+def test_a_run_killed_at_any_step_leaves_nothing_behind(home: Path, verb: str, scope: str,
+                                                        every: int) -> None:
+    if scope == "project":
+        (home / "proj").mkdir()
+    run = runs(home, scope)
     pristine = snapshot(home)
     if verb == "uninstall":
         assert run["install"]() == 0
     start = snapshot(home)
     total = changes(run[verb])
     tried = []
-    with kill_points(home) as killed:
+    with kill_points(home, scope) as killed:
         for step in [*range(1, total + 1, every), total, total + 1]:
             restore(home, start)
             assert killed(verb, step) == (step <= total)
