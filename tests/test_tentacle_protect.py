@@ -465,8 +465,10 @@ def test_protect_runs_without_the_lease_or_the_armed_roots(tmp_path: Path, sh: S
 def vendor_config_paths(pd: Pd) -> list[Path]:
     user = pd.root / "userhome"
     return [user / ".claude" / "settings.json", user / ".gemini" / "settings.json",
-            user / ".codex" / "config.toml", pd.proj / ".claude" / "settings.json",
-            pd.proj / ".claude" / "settings.local.json", pd.proj / ".gemini" / "settings.json"]
+            user / ".codex" / "hooks.json", user / ".codex" / "config.toml",
+            pd.proj / ".claude" / "settings.json", pd.proj / ".claude" / "settings.local.json",
+            pd.proj / ".gemini" / "settings.json", pd.proj / ".codex" / "hooks.json",
+            pd.proj / ".codex" / "config.toml"]
 
 
 @VEND

@@ -277,7 +277,8 @@ def _vendor_configs() -> tuple[list[str], list[str]]:
         if not cfg.get("enabled", True):
             continue
         c = PROFILES[vid].config
-        for f in (c.user_path, c.project_path, *c.also_read):
+        beside = (c.settings.user_path, c.settings.project_path) if c.settings else ()
+        for f in (c.user_path, c.project_path, *c.also_read, *beside):
             f = f.replace("{name}", SPEC["harness"]["name"])
             (user if f.startswith("~/") else tails).append(f.removeprefix("~/"))
     return user, [f for f in tails if f]

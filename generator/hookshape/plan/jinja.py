@@ -151,14 +151,17 @@ def fail_code(spec: Spec) -> int:
 
 def vendor_configs(spec: Spec, vendors: list[Profile]) -> tuple[list[str], list[str]]:
     """The hook configs of the enabled vendors that protect guards when the spec asks for it
-    (Spec.protects_vendor_configs): those in the user's home (relative to it) and those of any
-    project (matched by their tail); each once, in profile order."""
+    (Spec.protects_vendor_configs), with the settings file beside a hooks file: those in the
+    user's home (relative to it) and those of any project (matched by their tail); each once, in
+    profile order."""
     if not spec.protects_vendor_configs():
         return [], []
     user: list[str] = []
     project: list[str] = []
     for v in vendors:
-        for path in (v.config.user_path, v.config.project_path, *v.config.also_read):
+        settings = v.config.settings  # its switches, trust records (and Codex: inline hooks)
+        beside = (settings.user_path, settings.project_path) if settings else ()
+        for path in (v.config.user_path, v.config.project_path, *v.config.also_read, *beside):
             path = path.replace("{name}", spec.harness.name)
             if not path:
                 continue

@@ -55,6 +55,7 @@ Rule = Callable[[Basis], Any]
 HARNESS: dict[str, Rule] = {
     "home_env": lambda b: f"{b.env}_HOME",
     "home_default": lambda b: f"~/.{b.name}",
+    "project_dir": lambda b: f".hookshape/{b.name}",
     "provider_env": lambda b: f"{b.env}_HOOK_PROVIDER",
     "actor_env": lambda b: f"{b.env}_ACTOR",
     "shell_env": lambda b: f"{b.env}_HOOK_SHELL",

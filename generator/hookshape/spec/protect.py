@@ -35,8 +35,9 @@ class Protect(Strict):
         "commands that run the command named after them (sudo, env, xargs, timeout, ...): the "
         "shell reader looks through them for the command that runs"))
     vendor_configs: bool | None = Field(None, description=(
-        "the enabled vendors' hook configs (their profiles' user and project files) are control "
-        "files too; default: on when halt is enabled or a hook fails closed"))
+        "the enabled vendors' hook configs (their profiles' user and project files, and the "
+        "settings files beside them) are control files too; default: on when halt is enabled or "
+        "a hook fails closed"))
     scan_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(16384, description=(
         "a longer command is not read: it is blocked when it holds the harness home's name, its "
         "env var or a protected name that is no plain lowercase word"))
