@@ -36,6 +36,7 @@ from typing import Any
 from tests import clikit
 from tests.tentaclekit import suffix  # the one copy of the lock key rule (docs/default-harness.md, "Lock keys")
 
+from hookshape.spec.hooks import Group
 from hookshape.spec.load import load
 from hookshape.spec.model import Spec
 from hookshape.verify import runner
@@ -252,10 +253,18 @@ class Setup:
         self.install_output = proc.stdout + proc.stderr
         if proc.returncode != 0:
             raise AssertionError(f"hookshape {' '.join(argv)} failed (exit {proc.returncode}):\n{self.install_output}")
-        for name in self.registered:
-            for path in (self.gate(name), self.tentacle(name)):
-                if not os.access(path, os.X_OK):
-                    raise AssertionError(f"install left no executable {path}:\n{self.install_output}")
+        for unit in self.spec.gates():
+            if not unit.registered:
+                continue
+            # a built-in job has its tentacle script; a group of user hooks, its awk program
+            # (its gate runs the hooks itself)
+            if isinstance(unit, Group):
+                want = [(self.gate(unit.name), os.X_OK), (self.tentacle(f"{unit.name}.awk"), os.R_OK)]
+            else:
+                want = [(self.gate(unit.name), os.X_OK), (self.tentacle(unit.name), os.X_OK)]
+            for path, mode in want:
+                if not os.access(path, mode):
+                    raise AssertionError(f"install left no usable {path}:\n{self.install_output}")
         files = [runner.hook_config(pinned.profile(self.vendor), self.scratch, self.spec.harness.name)]
         for path in files:  # Codex runs only hooks a user trusted: trust them as its review would
             trust_all(pinned.profile(self.vendor), path)
