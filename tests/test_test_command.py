@@ -22,7 +22,7 @@ from hookshape.spec.profiles import load_profiles
 PROFILES = load_profiles()
 VENDORS = sorted(PROFILES)
 EXAMPLES = ROOT / "examples"
-NAMES = ("minimal", "goal-and-audit")
+NAMES = ("minimal", "goal-and-audit", "divineos")
 # the first vendor of each shape of deny answer in the profiles
 DENY_DIALECTS = tuple({json.dumps(outputs.of(PROFILES[v], "deny").stdout, sort_keys=True): v
                        for v in reversed(VENDORS)}.values())
@@ -51,8 +51,10 @@ def lines_of(out: str) -> tuple[list[str], str]:
 @pytest.mark.parametrize("name", NAMES)
 def test_the_examples_cases_pass(name: str) -> None:
     """Every case of examples/NAME.tests.toml, found beside the spec, passes on every vendor,
-    under dash, busybox sh and bash (where the shell reads the event and prints the answer)."""
-    shells = [s.name for s in CORE if s.available]
+    under dash, busybox sh and bash (where the shell reads the event and prints the answer);
+    divineos's Python hooks under dash alone (its answers are crossed with the shells in
+    test_hook_examples.py, and each run starts a Python)."""
+    shells = [s.name for s in CORE if s.available][:1 if name == "divineos" else None]
     vendors = DENY_DIALECTS if FAST else ()  # fast mode: one vendor of each deny answer
     done = hs("--spec", EXAMPLES / f"{name}.toml", *(w for s in shells for w in ("--shell", s)),
               *(w for v in vendors for w in ("--vendor", v)))
