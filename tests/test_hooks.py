@@ -38,6 +38,7 @@ from tests.hookkit import (
     shell_doc,
     shells_by_dialect,
     stop_doc,
+    tool_doc,
     tool_input_of,
     write_spec,
 )
@@ -152,6 +153,10 @@ def test_stdin_and_view_of_tool_calls_and_stop(sh: Shell, vendor: str, box: Box,
          {"MESSAGE": message if prof.payload.stop_text else "",
           "STOP_ACTIVE": "1" if prof.payload.stop_active else ""}),
     ]
+    if prof.tools.read:  # a read's target is in the view too (the lock matrix never sees reads)
+        calls.append(("read", "pre_tool", tool_doc(vendor, "pre_tool", prof.tools.read[0],
+                                                   {prof.payload.path_fields[0]: "docs/a.md"}, box.project),
+                      {"TOOL": prof.tools.read[0], "TOOL_CLASS": "read", "PATHS": f"{box.project}/docs/a.md"}))
     for label, event, doc, want in calls:
         hook = f"probe-{event.replace('_', '-')}"
         if event == "pre_tool":
