@@ -544,25 +544,42 @@ def adversarial_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row
 
 
 def halt_size_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -> list[Row]:
-    """Adversarial shell commands under halt (the halt scanner) and without it (the protected
-    files scan), on every shell of the matrix: each must stay under the gate's slow line
-    (median, in ms; p95 shown), or three such calls would open the breaker and lift the halt."""
-    cap = 8192
+    """Adversarial shell commands under halt (the shell reader and the halt rule) and without it
+    (the protect rule and the lock gate's reading of shell writes), on every shell of the matrix,
+    at the scan caps of the default spec: each must stay under the gate's slow line (median, in
+    ms; p95 shown), or three such calls would open the breaker and lift the halt."""
+    spec = tomllib.loads((ROOT / "hookshape.toml").read_text())
+    cap, pcap = spec["halt"]["scan_max_bytes"], spec["protect"]["scan_max_bytes"]
     tail = " pd start"
+
+    def at(fill: str, end: str = tail) -> str:
+        return (fill * cap)[: cap - len(end)] + end
+
     halt_shapes: dict[str, str | list[str]] = {
         "60,000-word argv": ["x"] * 60_000 + ["pd", "start"],
         "80 KB x; chain": "x;" * 40_000 + "pd start",
-        "8 KB x; chain": ("x;" * cap)[: cap - len(tail)] + tail,
-        "8 KB quote word": ('"' * cap)[: cap - len(tail)] + tail,
-        "8 KB ${ word": ("${" * cap)[: cap - len(tail)] + tail,
-        "8 KB pd pd ... words": ("pd " * cap)[: cap - len(tail)] + tail,
+        "16 KB x; chain": at("x;"),
+        "16 KB quote word": at('"'),
+        "16 KB ${ word": at("${"),
+        "16 KB $( nesting": at("$("),
+        "16 KB ` nesting": at("`"),
+        "16 KB pd pd ... words": at("pd "),
+        "16 KB {a,b} words": at("{a,b} "),
+        "16 KB here-documents": at("cat <<E\n"),
+        "16 KB sh -c strings": at("sh -c 'x;' "),
+        "16 KB cd && chain": at("cd a && "),
+        "16 KB $'\\x' escapes": at("$'\\x70' "),
     }
     protect_shapes: dict[str, str | list[str]] = {
         "240 KB x; chain": "x;" * 120_000,
-        "8 KB / words": ("/ " * cap)[:cap],
-        "8 KB /a/a path": ("rm " + "/a" * cap)[:cap],
-        "8 KB .. words": ("rm " + ".. " * cap)[:cap],
-        "8 KB > redirections": ("echo >x " * cap)[:cap],
+        "16 KB / words": ("rm " + "/ " * pcap)[:pcap],
+        "16 KB /a/a path": ("rm " + "/a" * pcap)[:pcap],
+        "16 KB .. words": ("rm " + ".. " * pcap)[:pcap],
+        "16 KB > redirections": ("echo >x " * pcap)[:pcap],
+        "16 KB rm a words": ("rm " + "a " * pcap)[:pcap],
+        "16 KB */ globs": ("rm " + "*/" * pcap)[:pcap],
+        "16 KB $x/HALT words": ("rm " + "$x/HALT " * pcap)[:pcap],
+        "16 KB | xargs stages": ("echo a | xargs rm | " * pcap)[:pcap],
     }
     halt_env = {**env, "PD_HOOK_PROVIDER": "claude", "PD_HALT_FILE": str(write(tmp / "HALT-sizes", "drill\n"))}
     rows = size_rows(tmp, project, bare, "halt", halt_shapes, halt_env)
