@@ -14,13 +14,17 @@ import sys
 
 import divine
 
-PER_FILE = 3
+PER_FILE = 3     # the newest calls recalled per file
+SAID_MAX = 80    # characters of each call's response
 
 
 def summary(entry: dict) -> str:
+    """One earlier call: when, the tool, the vendor, and the start of what the tool answered."""
     said = " ".join(str(entry.get("response") or "").split())
-    said = f": {said[:80]}" + ("..." if len(said) > 80 else "") if said else ""
-    return f"{entry.get('time', '?')} {entry.get('tool', '?')} ({entry.get('vendor', '?')}){said}"
+    if len(said) > SAID_MAX:
+        said = said[:SAID_MAX] + "..."
+    head = f"{entry.get('time', '?')} {entry.get('tool', '?')} ({entry.get('vendor', '?')})"
+    return f"{head}: {said}" if said else head
 
 
 def main() -> int:
