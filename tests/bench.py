@@ -6,7 +6,8 @@ its gate, a user hook's gate, the pre-tool gate over a 10 MB matrix) are measure
 every round spawns a bare `dash -c :` and then each case once, so load falls on all alike, and
 each ratio is a median against the bare shell's median of the same rounds. With `--against DIR`
 (a copy of an older dist/) each hot path of that tree runs in the same rounds, for a before and
-after in one run. The other groups take warm-up runs, then enough runs for a stable median.
+after in one run (the user hook's gate too, when DIR lies in a checkout whose generator renders
+its examples/minimal.toml). The other groups take warm-up runs, then enough runs for a stable median.
 Fork and exec counts come from `strace -f -c` when it is installed. Results: a table on stdout
 and build/bench/bench.json. Benchmarks never assert in `make test`.
 """
@@ -150,11 +151,17 @@ def count_forks(case: Case, env: dict[str, str], cwd: Path) -> tuple[int | None,
                            env={**env, **case.env}, cwd=cwd, check=False, timeout=60)
         forks = execs = 0
         for line in Path(out.name).read_text().splitlines():
+            # % time, seconds, usecs/call, calls, [errors,] syscall
             parts = line.split()
-            if len(parts) >= 4 and parts[-1] in ("fork", "vfork", "clone", "clone3"):
-                forks += int(parts[3]) if parts[3].isdigit() else 0
-            if len(parts) >= 4 and parts[-1] == "execve":
-                execs += int(parts[3]) if parts[3].isdigit() else 0
+            if len(parts) < 5 or not parts[3].isdigit():
+                continue
+            calls = int(parts[3])
+            failed = int(parts[4]) if len(parts) == 6 and parts[4].isdigit() else 0
+            if parts[-1] in ("fork", "vfork", "clone", "clone3"):
+                forks += calls - failed
+            if parts[-1] == "execve":
+                # a shell tries each PATH entry in turn: only the execs that ran a program count
+                execs += calls - failed
         # the first execve is the script's own interpreter
         return forks, max(0, execs - 1)
 
@@ -268,22 +275,27 @@ def hot_cases(tmp: Path, env: dict[str, str], project: Path, against: Path | Non
     out.append(Hot("through its gate: pre-tool block, 10 MB matrix (ms)", argv, ev("edit", locked, "-locked"),
                    {**base, "PD_MATRIX_FILE": str(big)}, target_ms=TARGET_MATRIX_10MB_MS, argv_old=old))
     gate, block, ev_edit = user_hook_gate(tmp, project)
-    out.append(Hot("user hook's gate: sh hook allows", [dash, gate], ev_edit, {}, TARGET_HOOK_ALLOW))
-    out.append(Hot("user hook's gate: sh hook denies", [dash, gate], block, {}, TARGET_HOOK_DENY))
+    # the same example rendered by the generator of the tree the old dist/ lies in, if it does
+    old_gen = against.parent / "generator" if against else None
+    old_gate = user_hook_gate(tmp, project, old_gen)[0] if old_gen and old_gen.is_dir() else None
+    old = [dash, old_gate] if old_gate else None
+    out.append(Hot("user hook's gate: sh hook allows", [dash, gate], ev_edit, {}, TARGET_HOOK_ALLOW, argv_old=old))
+    out.append(Hot("user hook's gate: sh hook denies", [dash, gate], block, {}, TARGET_HOOK_DENY, argv_old=old))
     return out
 
 
-def user_hook_gate(tmp: Path, project: Path) -> tuple[str, Path, Path]:
-    """examples/minimal.toml rendered: its pre-tool gate (the env guard, an sh hook), an edit it
-    allows and one it denies."""
+def user_hook_gate(tmp: Path, project: Path, generator: Path | None = None) -> tuple[str, Path, Path]:
+    """examples/minimal.toml rendered (by this tree's generator, or another's): its pre-tool gate
+    (the env guard, an sh hook), an edit it allows and one it denies."""
     sys.path.insert(0, str(ROOT / "generator"))
     from hookshape.spec.load import load
 
-    spec_path = ROOT / "examples" / "minimal.toml"
-    out = tmp / "minimal"
+    spec_path = (ROOT if generator is None else generator.parent) / "examples" / "minimal.toml"
+    out = tmp / ("minimal" if generator is None else "minimal-old")
     if not out.exists():
         subprocess.run([sys.executable, "-m", "hookshape", "render", "--spec", str(spec_path), "--out", str(out)],
-                       check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT / "generator")})
+                       check=True, capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(generator or ROOT / "generator")})
     gate = str(out / "bin" / load(spec_path).spec.group_name("pre_tool"))
     ev = write(tmp / "payloads" / "hot-hooks-edit.json",
                json.dumps(payload("claude", "edit", str(project / "src" / "free.ts"), project)))

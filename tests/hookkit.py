@@ -174,7 +174,7 @@ def event_doc(vendor: str, event: Event, cwd: Path | str, session: str = "sess-1
     if p.event:
         put(doc, _steps(p.event), PROFILES[vendor].events.of(event))
     if event == "prompt":
-        doc["prompt"] = "do it"
+        put(doc, _steps(p.prompt[0] if p.prompt else "prompt"), "do it")
         if p.turn_marker:
             put(doc, _steps(p.turn_marker), 0)
     return doc
