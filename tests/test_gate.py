@@ -926,7 +926,7 @@ def test_capture_files_are_removed(rig: Rig, sh, where: str) -> None:
     here = "runtime" if where == "runtime" else "health"
     # (a run dir of the run before may still be there: its watchdog removes it after the gate
     # has answered)
-    dirs = list(zip(seen[here][::2], seen[here][1::2]))
+    dirs = list(zip(seen[here][::2], seen[here][1::2], strict=False))
     assert dirs and all((mode, Path(run_dir).name.rsplit(".", 1)[0]) == ("700", f"io.{NAMES['prompt']}")
                         for mode, run_dir in dirs), seen
     assert seen["health" if here == "runtime" else "runtime"] == [], seen
