@@ -340,15 +340,15 @@ SUBAGENT_VENDORS = [v for v in VENDORS if PROFILES[v].tools.subagent]
 PROMPT_KEY = {"codex": "message"}
 
 
-def core_cells(*cells: tuple[outputs.Kind, Event], guard: bool = False) -> list[tuple[Shell, str]]:
-    """(shell, vendor) pairs of a DivineOS test: every vendor under dash, one vendor of each dialect
-    of these answers (and, with `guard`, of each stop loop guard) under busybox sh and bash, the
-    shells that read the event and print the answer (its hooks are Python: no other shell runs
-    them). Fast mode: dash, one vendor in turn."""
+def core_cells(*cells: tuple[outputs.Kind, Event]) -> list[tuple[Shell, str]]:
+    """(shell, vendor) pairs of the fail-closed guard's test: every vendor under dash, one vendor of
+    each dialect of these answers under busybox sh and bash, the shells that read the event and
+    print the answer (its hooks are Python: no other shell runs them; the other DivineOS tests
+    run under dash, the answers' dialects being crossed with every shell in test_hook_answers.py).
+    Fast mode: dash, one vendor in turn."""
     if FAST:
         return [(SHELLS[0], v) for v in VENDOR_IN_TURN.take()]
-    more = (lambda v: PROFILES[v].output.stop_guard) if guard else (lambda v: "")
-    return [(sh, v) for sh in CORE if sh.available for v in kit_by_dialect(sh, *cells, more=more)]
+    return [(sh, v) for sh in CORE if sh.available for v in kit_by_dialect(sh, *cells)]
 
 
 def subagent_doc(vendor: str, kind: str, prompt: str, cwd: Path | str) -> dict[str, Any]:
@@ -414,20 +414,19 @@ def post_doc(vendor: str, project: Path, response: str) -> dict[str, Any]:
     return doc
 
 
-@pytest.mark.parametrize(("sh", "vendor"), core_cells(("context", "pre_tool")),
-                         ids=lambda v: v.name if isinstance(v, Shell) else str(v))
-def test_divineos_recall_brings_back_the_logbooks_earlier_work(sh: Shell, vendor: str, bare: Box,
+@VENDOR_IN_TURN
+def test_divineos_recall_brings_back_the_logbooks_earlier_work(vendor: str, bare: Box,
                                                                example: Callable[[str], Tree]) -> None:
     """An edit of a file with nothing on file: nothing said. The logbook (post_tool) keeps the
     call; the next edit of that file gets the earlier work back as pre_tool context, through the
     vendor's channel (dropped where it has none on pre_tool)."""
     tree = example("divineos")
     edit = raw(edit_doc(vendor, "app.py", bare.project))
-    assert_allowed(bare.run(tree, "pre_tool", edit, vendor, sh, path=SYSTEM_PATH), vendor, "pre_tool")
-    r = bare.run(tree, "post_tool", raw(post_doc(vendor, bare.project, "wrote app.py: 1 line")), vendor, sh,
+    assert_allowed(bare.run(tree, "pre_tool", edit, vendor, path=SYSTEM_PATH), vendor, "pre_tool")
+    r = bare.run(tree, "post_tool", raw(post_doc(vendor, bare.project, "wrote app.py: 1 line")), vendor,
                  path=SYSTEM_PATH)
     assert_allowed(r, vendor, "post_tool")
-    r = bare.run(tree, "pre_tool", edit, vendor, sh, path=SYSTEM_PATH)
+    r = bare.run(tree, "pre_tool", edit, vendor, path=SYSTEM_PATH)
     if not says(vendor, "context", "pre_tool"):
         assert_allowed(r, vendor, "pre_tool")
         assert tree.cell("pre_tool", vendor, "context")["level"] == "unsupported"
@@ -502,9 +501,8 @@ def test_divineos_subagent_guard_fails_closed(vendor: str, bare: Box, no_python:
     assert_allowed(r, vendor, "pre_tool")
 
 
-@pytest.mark.parametrize(("sh", "vendor"), core_cells(("stop", "stop"), guard=True),
-                         ids=lambda v: v.name if isinstance(v, Shell) else str(v))
-def test_divineos_claims_keep_the_agent_working_once(sh: Shell, vendor: str, bare: Box,
+@VENDOR_IN_TURN
+def test_divineos_claims_keep_the_agent_working_once(vendor: str, bare: Box,
                                                      example: Callable[[str], Tree]) -> None:
     """A claim the agent did not back, read from the transcript in the vendor's own shape (not
     from the message field, which says something else): the stop is refused with the reason and
@@ -514,7 +512,7 @@ def test_divineos_claims_keep_the_agent_working_once(sh: Shell, vendor: str, bar
     read, the agent stops."""
     tree = example("divineos")
     prof = PROFILES[vendor]
-    r = bare.run(tree, "stop", raw(claims_doc(vendor, bare.project, CLAIM)), vendor, sh, path=SYSTEM_PATH)
+    r = bare.run(tree, "stop", raw(claims_doc(vendor, bare.project, CLAIM)), vendor, path=SYSTEM_PATH)
     if not prof.payload.transcript and not prof.payload.stop_text:
         assert_allowed(r, vendor, "stop")
         assert lessons(bare.home.path) == []
@@ -526,7 +524,7 @@ def test_divineos_claims_keep_the_agent_working_once(sh: Shell, vendor: str, bar
     assert (lesson["session"], lesson["vendor"], lesson["from"]) == ("sess-1", vendor, "transcript"), lesson
     assert lesson["findings"] == [{"code": "unverified-claim", "match": "should work"}], lesson
     flag = prof.output.stop_guard == "stop_hook_active"
-    r = bare.run(tree, "stop", raw(claims_doc(vendor, bare.project, CLAIM, active=flag)), vendor, sh,
+    r = bare.run(tree, "stop", raw(claims_doc(vendor, bare.project, CLAIM, active=flag)), vendor,
                  path=SYSTEM_PATH)
     assert_allowed(r, vendor, "stop")
     assert len(lessons(bare.home.path)) == 1  # the same answer is one lesson
