@@ -174,7 +174,7 @@ def event_doc(vendor: str, event: Event, cwd: Path | str, session: str = "sess-1
     if p.event:
         put(doc, _steps(p.event), PROFILES[vendor].events.of(event))
     if event == "prompt":
-        doc["prompt"] = "do it"
+        put(doc, _steps(p.prompt[0] if p.prompt else "prompt"), "do it")
         if p.turn_marker:
             put(doc, _steps(p.turn_marker), 0)
     return doc
@@ -185,10 +185,16 @@ def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
 
 
-def tool_input_of(vendor: str, doc: dict[str, Any]) -> str:
+def input_path(vendor: str, event: Event) -> str:
+    """Where the vendor puts the tool's input on this event."""
+    p = PROFILES[vendor].payload
+    return p.tool_input_on.get(event, p.tool_input)
+
+
+def tool_input_of(vendor: str, doc: dict[str, Any], event: Event = "pre_tool") -> str:
     """The <PREFIX>_TOOL_INPUT of a tool event built here."""
     value: Any = doc
-    for step in _steps(PROFILES[vendor].payload.tool_input):
+    for step in _steps(input_path(vendor, event)):
         value = value[step]
     return compact(value)
 
@@ -197,7 +203,7 @@ def tool_doc(vendor: str, event: Event, tool: str, args: dict[str, Any], cwd: Pa
     p = PROFILES[vendor].payload
     doc = event_doc(vendor, event, cwd)
     put(doc, _steps(p.tool_name), tool)
-    put(doc, _steps(p.tool_input), args)
+    put(doc, _steps(input_path(vendor, event)), args)
     return doc
 
 

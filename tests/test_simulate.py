@@ -223,6 +223,9 @@ def expected_reading(profile: Profile, event: str) -> str:
         return f"{name} keeps {who} working with: {why}"
     if event == "prompt" and outputs.resolved(profile, "block", "prompt") is not None:
         return f"{name} rejects the prompt and shows: {why}"
+    if event == "permission_request":
+        refuses = outputs.resolved(profile, "refuse", event) is not None
+        return f"{name} denies the " if refuses else "nothing happens: "
     if outputs.resolved(profile, "context", event) is None:
         return "nothing happens: "
     return {"session_start": f"{name} adds this context to the session: ",

@@ -59,7 +59,9 @@ def entries(spec: Spec, profile: Profile, home: str | None = None) -> list[HookE
                                command=gate_command(spec, profile, base, tentacle.name),
                                timeout=timeout, gate=tentacle.name))
     for group in spec.groups():
-        event = profile.events.of(group.role)
+        # a gate none of whose hooks runs on this vendor (their `vendors`, a vendor's own event)
+        # is not wired there
+        event = group.event_on(profile)
         if not group.registered or not event:
             continue
         found.append(HookEntry(role=group.role, event=event, matcher=group_matcher(spec, profile, group),
