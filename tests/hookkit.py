@@ -126,11 +126,12 @@ class Tree:
     loaded: Loaded
     out: Path
 
-    def group(self, event: str) -> Group:
-        return next(g for g in self.loaded.spec.groups() if g.role == event)
+    def group(self, event: str, detached: bool = False) -> Group:
+        """The gate of the event's hooks (detached: of its async hooks)."""
+        return next(g for g in self.loaded.spec.groups() if g.role == event and g.detached == detached)
 
-    def gate(self, event: str) -> Path:
-        return self.out / "bin" / self.group(event).name
+    def gate(self, event: str, detached: bool = False) -> Path:
+        return self.out / "bin" / self.group(event, detached).name
 
     def program(self, event: str) -> Path:
         """The awk program of the event's gate."""
@@ -338,14 +339,14 @@ class Box:
         return env
 
     def run(self, tree: Tree, event: str, payload: bytes, vendor: str | None, sh: Shell = DASH, *,
-            path: str | None = None, timeout: float = 60,
+            path: str | None = None, timeout: float = 60, detached: bool = False,
             before_cleanup: Callable[[], None] | None = None, **extra: str) -> Run:
         """Run the event's gate (under `sh`, its adapter under the same shell) in the armed
         project, in a process group of its own that is killed afterwards (after
         `before_cleanup` looked)."""
         start = time.monotonic()
         env = self.env(tree.loaded.spec, vendor, sh, path, **extra)
-        proc = subprocess.Popen([*absolute_argv(sh), str(tree.gate(event))], stdin=subprocess.PIPE,
+        proc = subprocess.Popen([*absolute_argv(sh), str(tree.gate(event, detached))], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                                 cwd=self.project, start_new_session=True)
         try:

@@ -127,6 +127,14 @@ def _group_rule(spec: Spec, p: Profile, group: Group, role: Event) -> tuple[Leve
     return "observe-only", f"{event}: the hooks run; nothing they say reaches the model{fails_open}"
 
 
+def _async_rule(p: Profile, event: str) -> tuple[Level, str]:
+    """The gate of an event's async hooks."""
+    key = p.config.handler.async_key
+    how = (f"the vendor runs the gate in the background ({key}: true)" if key else
+           "the gate answers at once and runs the hooks detached, each under its deadline")
+    return "observe-only", f"{event}: async: {how}; nothing they say is waited for"
+
+
 def _unwired(profile: Profile, group: Group) -> str:
     """Why a gate is not wired on this vendor."""
     if group.raw is not None:
@@ -143,7 +151,9 @@ def group_cell(spec: Spec, profile: Profile, group: Group) -> Cell:
     if not group.registered:
         return Cell(group.name, group.role, profile.id, "unsupported", "staged but not registered by the spec")
     level: Level
-    if group.neutral is None:
+    if group.detached:
+        level, reason = _async_rule(profile, event)
+    elif group.neutral is None:
         level, reason = "observe-only", (f"{event}: {profile.vendor.display}'s own event: the hooks "
                                          "run; nothing they say reaches the vendor")
     else:
@@ -163,6 +173,11 @@ def answer_cells(spec: Spec, profile: Profile, group: Group) -> list[Cell]:
     role = group.neutral
     if role is None or not group.event_on(profile) or not group.registered:
         return []
+    if group.detached:
+        why = (f"{profile.events.of(role)}: async: the agent does not wait for the hooks, and what "
+               "they say may be dropped")
+        return [Cell(group.name, role, profile.id, "unsupported", why, answer=a)
+                for a in ANSWERS.get(role, ("context",))]
     return [Cell(group.name, role, profile.id, *_answer_rule(spec, profile, role, a), answer=a)
             for a in ANSWERS.get(role, ("context",))]
 

@@ -22,6 +22,7 @@ class HookEntry:
     command: str
     timeout: int
     gate: str
+    detached: bool = False  # the gate of async hooks: the vendor need not wait for it
 
 
 def home_reference(spec: Spec) -> str:
@@ -66,5 +67,5 @@ def entries(spec: Spec, profile: Profile, home: str | None = None) -> list[HookE
             continue
         found.append(HookEntry(role=group.role, event=event, matcher=group_matcher(spec, profile, group),
                                command=gate_command(spec, profile, base, group.name),
-                               timeout=timeout, gate=group.name))
+                               timeout=timeout, gate=group.name, detached=group.detached))
     return found

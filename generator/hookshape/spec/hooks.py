@@ -21,6 +21,7 @@ from hookshape.errors import HookshapeError
 from hookshape.spec.gate import Gate
 from hookshape.spec.profiles import Profile, load_profiles
 from hookshape.spec.types import (
+    BLOCKING_EVENTS,
     EVENTS,
     TOOL_EVENTS,
     Event,
@@ -153,6 +154,11 @@ class Hook(Strict):
         "(`**/.env*`), any other is relative to the event's cwd (`src/**/*.ts`)"))
     vendors: Annotated[list[Word], Field(min_length=1)] | None = Field(None, description=(
         "only these vendors run the hook (default: every vendor of the spec that has its event)"))
+    detached: bool = Field(False, alias="async", description=(
+        "async: the agent does not wait for the hook (post_tool, post_tool_failure, notification, "
+        "session_start, session_end, pre_compact, subagent_start and vendors' own events): the "
+        "vendor runs its gate in the background where it can, else the gate answers at once and "
+        "runs it detached under its deadline; what it says is not waited for and may be dropped"))
     failure: Literal["open", "closed"] = Field("open", description=(
         "open: a crash, a timeout or a missing command allows (and counts toward the breaker); "
         "closed: it blocks with a clear reason, on the events and vendors that can block "
@@ -184,6 +190,7 @@ class Hook(Strict):
                              f"(only {TOOL_EVENTS_SAID})")
         self._globs_sound()
         self._vendors_fit()
+        self._async_fits()
         for item in self.match:
             if item.startswith("mcp:") and not re.fullmatch(r"mcp:[A-Za-z0-9._-]+", item):
                 raise ValueError(f"match: {item!r}: mcp:<server> names one server")
@@ -209,6 +216,8 @@ class Hook(Strict):
             raise ValueError(f"job: {self.job} runs on {want}, not on {self.event}")
         given = [k for k in ("run", "files", "deadline_ms", "judges_cut", "rewrite", "paths", "vendors")
                  if getattr(self, k)]
+        if self.detached:
+            given.append("async")
         if self.loop_guard != "gate":
             given.append("loop_guard")
         if self.failure != "open":
@@ -232,6 +241,16 @@ class Hook(Strict):
         if raw is not None and self.vendors is not None and self.vendors != [raw[0]]:
             raise ValueError(f"vendors: the {self.event} event is {raw[0]}'s alone: leave vendors out")
 
+    def _async_fits(self) -> None:
+        if not self.detached:
+            return
+        if self.event in BLOCKING_EVENTS:
+            raise ValueError(f"async: a {self.event} hook can refuse, so the agent must wait for it: "
+                             f"async is for the events that cannot block ({ASYNC_EVENTS_SAID})")
+        if self.failure == "closed":
+            raise ValueError("async: a fail-closed hook must answer before the agent goes on; an "
+                             "async one fails open (failure = \"open\")")
+
     @property
     def raw(self) -> tuple[str, str] | None:
         """A vendor's own event: (vendor, its name); None for a neutral one."""
@@ -252,11 +271,13 @@ class Hook(Strict):
 
 
 TOOL_EVENTS_SAID = "pre_tool, post_tool, permission_request and post_tool_failure"
+ASYNC_EVENTS_SAID = ", ".join(e for e in EVENTS if e not in BLOCKING_EVENTS) + " and vendors' own events"
 
 
 class Group(BaseModel):
-    """The user hooks of one event: they run in spec order through one gate. `role` is the
-    event: a neutral one, or a vendor's own (`claude:PostCompact`)."""
+    """The user hooks of one event: they run in spec order through one gate. The async hooks of
+    an event have a gate of their own (`detached`). `role` is the event: a neutral one, or a
+    vendor's own (`claude:PostCompact`)."""
 
     model_config = ConfigDict(frozen=True)
     name: str
@@ -264,6 +285,7 @@ class Group(BaseModel):
     phase: str
     registered: bool
     hooks: tuple[Hook, ...]
+    detached: bool = False
 
     @property
     def closed(self) -> bool:

@@ -128,9 +128,12 @@ class Spec(Strict):
         taken = set(tentacle_names) | set(names)
         for event in self.hook_events():
             on = [h for h in self.hooks if h.event == event and h.job is None]
-            if len({h.registered for h in on}) > 1:
-                raise ValueError(f"hooks: the {event} hooks run through one gate: give them all "
-                                 "the same `registered`")
+            for detached in (False, True):
+                gated = [h for h in on if h.detached == detached]
+                if len({h.registered for h in gated}) > 1:
+                    which = "async " if detached else ""
+                    raise ValueError(f"hooks: the {which}{event} hooks run through one gate: give "
+                                     "them all the same `registered`")
             rewriters = [h.name for h in on if h.rewrite]
             if len(rewriters) > 1:
                 raise ValueError(f"hooks: {', '.join(rewriters)} all rewrite the {event} input: one "
@@ -164,14 +167,14 @@ class Spec(Strict):
                            " or ".join(dict.fromkeys(keys)))
         return longest
 
-    def group_name(self, event: str) -> str:
+    def group_name(self, event: str, detached: bool = False) -> str:
         """The gate of an event's hooks: <harness>-<event> (a vendor's own event kebab-cased:
-        acme-claude-post-compact)."""
+        acme-claude-post-compact), -async for its async hooks."""
         slug = event.replace("_", "-")
         if ":" in event:
             vendor, name = event.split(":", 1)
             slug = vendor + "-" + re.sub(r"[^a-z0-9]+", "-", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower())
-        return f"{self.harness.name}-{slug.strip('-')}"
+        return f"{self.harness.name}-{slug.strip('-')}" + ("-async" if detached else "")
 
     def hook_events(self) -> list[str]:
         """The events the user hooks run on: the neutral ones in event order, then the vendors'
@@ -181,14 +184,17 @@ class Spec(Strict):
             list(dict.fromkeys(raw))
 
     def groups(self) -> list[Group]:
-        """The user hooks by event, in event order; each group keeps the hooks' spec order."""
+        """The user hooks by event, in event order (the async ones of an event in a gate of their
+        own, after it); each group keeps the hooks' spec order."""
         out = []
         for event in self.hook_events():
-            on = tuple(h for h in self.hooks if h.event == event and h.job is None)
-            if on:
-                out.append(Group(name=self.group_name(event), role=event,
-                                 phase=event.upper().replace(":", " "),
-                                 registered=on[0].registered, hooks=on))
+            for detached in (False, True):
+                on = tuple(h for h in self.hooks if h.event == event and h.job is None
+                           and h.detached == detached)
+                if on:
+                    phase = event.upper().replace(":", " ") + (" ASYNC" if detached else "")
+                    out.append(Group(name=self.group_name(event, detached), role=event, phase=phase,
+                                     registered=on[0].registered, hooks=on, detached=detached))
         return out
 
     def deadline(self, unit: Tentacle | Group) -> int:
