@@ -6,7 +6,8 @@ its gate, a user hook's gate, the pre-tool gate over a 10 MB matrix) are measure
 every round spawns a bare `dash -c :` and then each case once, so load falls on all alike, and
 each ratio is a median against the bare shell's median of the same rounds. With `--against DIR`
 (a copy of an older dist/) each hot path of that tree runs in the same rounds, for a before and
-after in one run. The other groups take warm-up runs, then enough runs for a stable median.
+after in one run (the user hook's gate too, when DIR lies in a checkout whose generator renders
+its examples/minimal.toml). The other groups take warm-up runs, then enough runs for a stable median.
 Fork and exec counts come from `strace -f -c` when it is installed. Results: a table on stdout
 and build/bench/bench.json. Benchmarks never assert in `make test`.
 """
@@ -150,11 +151,17 @@ def count_forks(case: Case, env: dict[str, str], cwd: Path) -> tuple[int | None,
                            env={**env, **case.env}, cwd=cwd, check=False, timeout=60)
         forks = execs = 0
         for line in Path(out.name).read_text().splitlines():
+            # % time, seconds, usecs/call, calls, [errors,] syscall
             parts = line.split()
-            if len(parts) >= 4 and parts[-1] in ("fork", "vfork", "clone", "clone3"):
-                forks += int(parts[3]) if parts[3].isdigit() else 0
-            if len(parts) >= 4 and parts[-1] == "execve":
-                execs += int(parts[3]) if parts[3].isdigit() else 0
+            if len(parts) < 5 or not parts[3].isdigit():
+                continue
+            calls = int(parts[3])
+            failed = int(parts[4]) if len(parts) == 6 and parts[4].isdigit() else 0
+            if parts[-1] in ("fork", "vfork", "clone", "clone3"):
+                forks += calls - failed
+            if parts[-1] == "execve":
+                # a shell tries each PATH entry in turn: only the execs that ran a program count
+                execs += calls - failed
         # the first execve is the script's own interpreter
         return forks, max(0, execs - 1)
 
@@ -268,22 +275,27 @@ def hot_cases(tmp: Path, env: dict[str, str], project: Path, against: Path | Non
     out.append(Hot("through its gate: pre-tool block, 10 MB matrix (ms)", argv, ev("edit", locked, "-locked"),
                    {**base, "PD_MATRIX_FILE": str(big)}, target_ms=TARGET_MATRIX_10MB_MS, argv_old=old))
     gate, block, ev_edit = user_hook_gate(tmp, project)
-    out.append(Hot("user hook's gate: sh hook allows", [dash, gate], ev_edit, {}, TARGET_HOOK_ALLOW))
-    out.append(Hot("user hook's gate: sh hook denies", [dash, gate], block, {}, TARGET_HOOK_DENY))
+    # the same example rendered by the generator of the tree the old dist/ lies in, if it does
+    old_gen = against.parent / "generator" if against else None
+    old_gate = user_hook_gate(tmp, project, old_gen)[0] if old_gen and old_gen.is_dir() else None
+    old = [dash, old_gate] if old_gate else None
+    out.append(Hot("user hook's gate: sh hook allows", [dash, gate], ev_edit, {}, TARGET_HOOK_ALLOW, argv_old=old))
+    out.append(Hot("user hook's gate: sh hook denies", [dash, gate], block, {}, TARGET_HOOK_DENY, argv_old=old))
     return out
 
 
-def user_hook_gate(tmp: Path, project: Path) -> tuple[str, Path, Path]:
-    """examples/minimal.toml rendered: its pre-tool gate (the env guard, an sh hook), an edit it
-    allows and one it denies."""
+def user_hook_gate(tmp: Path, project: Path, generator: Path | None = None) -> tuple[str, Path, Path]:
+    """examples/minimal.toml rendered (by this tree's generator, or another's): its pre-tool gate
+    (the env guard, an sh hook), an edit it allows and one it denies."""
     sys.path.insert(0, str(ROOT / "generator"))
     from hookshape.spec.load import load
 
-    spec_path = ROOT / "examples" / "minimal.toml"
-    out = tmp / "minimal"
+    spec_path = (ROOT if generator is None else generator.parent) / "examples" / "minimal.toml"
+    out = tmp / ("minimal" if generator is None else "minimal-old")
     if not out.exists():
         subprocess.run([sys.executable, "-m", "hookshape", "render", "--spec", str(spec_path), "--out", str(out)],
-                       check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT / "generator")})
+                       check=True, capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(generator or ROOT / "generator")})
     gate = str(out / "bin" / load(spec_path).spec.group_name("pre_tool"))
     ev = write(tmp / "payloads" / "hot-hooks-edit.json",
                json.dumps(payload("claude", "edit", str(project / "src" / "free.ts"), project)))
@@ -544,25 +556,42 @@ def adversarial_cases(tmp: Path, env: dict[str, str], project: Path) -> list[Row
 
 
 def halt_size_rows(tmp: Path, env: dict[str, str], project: Path, bare: float) -> list[Row]:
-    """Adversarial shell commands under halt (the halt scanner) and without it (the protected
-    files scan), on every shell of the matrix: each must stay under the gate's slow line
-    (median, in ms; p95 shown), or three such calls would open the breaker and lift the halt."""
-    cap = 8192
+    """Adversarial shell commands under halt (the shell reader and the halt rule) and without it
+    (the protect rule and the lock gate's reading of shell writes), on every shell of the matrix,
+    at the scan caps of the default spec: each must stay under the gate's slow line (median, in
+    ms; p95 shown), or three such calls would open the breaker and lift the halt."""
+    spec = tomllib.loads((ROOT / "hookshape.toml").read_text())
+    cap, pcap = spec["halt"]["scan_max_bytes"], spec["protect"]["scan_max_bytes"]
     tail = " pd start"
+
+    def at(fill: str, end: str = tail) -> str:
+        return (fill * cap)[: cap - len(end)] + end
+
     halt_shapes: dict[str, str | list[str]] = {
         "60,000-word argv": ["x"] * 60_000 + ["pd", "start"],
         "80 KB x; chain": "x;" * 40_000 + "pd start",
-        "8 KB x; chain": ("x;" * cap)[: cap - len(tail)] + tail,
-        "8 KB quote word": ('"' * cap)[: cap - len(tail)] + tail,
-        "8 KB ${ word": ("${" * cap)[: cap - len(tail)] + tail,
-        "8 KB pd pd ... words": ("pd " * cap)[: cap - len(tail)] + tail,
+        "16 KB x; chain": at("x;"),
+        "16 KB quote word": at('"'),
+        "16 KB ${ word": at("${"),
+        "16 KB $( nesting": at("$("),
+        "16 KB ` nesting": at("`"),
+        "16 KB pd pd ... words": at("pd "),
+        "16 KB {a,b} words": at("{a,b} "),
+        "16 KB here-documents": at("cat <<E\n"),
+        "16 KB sh -c strings": at("sh -c 'x;' "),
+        "16 KB cd && chain": at("cd a && "),
+        "16 KB $'\\x' escapes": at("$'\\x70' "),
     }
     protect_shapes: dict[str, str | list[str]] = {
         "240 KB x; chain": "x;" * 120_000,
-        "8 KB / words": ("/ " * cap)[:cap],
-        "8 KB /a/a path": ("rm " + "/a" * cap)[:cap],
-        "8 KB .. words": ("rm " + ".. " * cap)[:cap],
-        "8 KB > redirections": ("echo >x " * cap)[:cap],
+        "16 KB / words": ("rm " + "/ " * pcap)[:pcap],
+        "16 KB /a/a path": ("rm " + "/a" * pcap)[:pcap],
+        "16 KB .. words": ("rm " + ".. " * pcap)[:pcap],
+        "16 KB > redirections": ("echo >x " * pcap)[:pcap],
+        "16 KB rm a words": ("rm " + "a " * pcap)[:pcap],
+        "16 KB */ globs": ("rm " + "*/" * pcap)[:pcap],
+        "16 KB $x/HALT words": ("rm " + "$x/HALT " * pcap)[:pcap],
+        "16 KB | xargs stages": ("echo a | xargs rm | " * pcap)[:pcap],
     }
     halt_env = {**env, "PD_HOOK_PROVIDER": "claude", "PD_HALT_FILE": str(write(tmp / "HALT-sizes", "drill\n"))}
     rows = size_rows(tmp, project, bare, "halt", halt_shapes, halt_env)

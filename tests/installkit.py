@@ -32,12 +32,17 @@ FIXTURES = Path(__file__).resolve().parent / "install_fixtures"
 PROVIDER = "PD_HOOK_PROVIDER"
 HARNESS = ".port-daddy"
 
-# vendor -> (fixture file, where it goes under the user home)
+# vendor -> (fixture file, where it goes under the user home): the file install puts our entries in
 SEEDS = {
     "claude": ("claude-settings.json", ".claude/settings.json"),
     "gemini": ("gemini-settings.json", ".gemini/settings.json"),
-    "codex": ("codex-config.toml", ".codex/config.toml"),
+    "codex": ("codex-hooks.json", ".codex/hooks.json"),
     "agy": ("agy-hooks.json", ".gemini/config/hooks.json"),
+}
+# vendor -> (fixture file, where it goes): its settings file beside the hooks file (switches,
+# trust records, hooks the user wrote inline), seeded with it
+SETTINGS = {
+    "codex": ("codex-config.toml", ".codex/config.toml"),
 }
 # Variables that would redirect a run out of its scratch home.
 SCRUB = ("PD_HOME", "HOOKSHAPE_HOME", "PD_HOOKS", "PD_HALT_FILE", "GEMINI_API_KEY", "HOOKSHAPE_SPEC")
@@ -51,11 +56,11 @@ def seed(home: Path, vendors: tuple[str, ...] = tuple(SEEDS)) -> dict[str, Path]
     """Copy the realistic configs into a scratch home; returns vendor -> config path."""
     out = {}
     for vendor in vendors:
-        fixture, rel = SEEDS[vendor]
-        target = home / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(FIXTURES / fixture, target)
-        out[vendor] = target
+        for fixture, rel in [SEEDS[vendor], *([SETTINGS[vendor]] if vendor in SETTINGS else [])]:
+            target = home / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(FIXTURES / fixture, target)
+        out[vendor] = home / SEEDS[vendor][1]
     return out
 
 
@@ -70,6 +75,10 @@ def home(tmp_path: Path) -> Path:
 
 def fixture_text(vendor: str) -> str:
     return (FIXTURES / SEEDS[vendor][0]).read_text(encoding="utf-8")
+
+
+def settings_text(vendor: str) -> str:
+    return (FIXTURES / SETTINGS[vendor][0]).read_text(encoding="utf-8")
 
 
 Snapshot = dict[str, tuple[str, int, bytes | None]]
@@ -253,10 +262,11 @@ def changes(run: Callable[[], object]) -> int:
 
 
 @contextmanager
-def kill_points(home: Path) -> Iterator[Callable[[str, int], bool]]:
-    """killed(verb, n): run install or uninstall on `home` in a process killed just before its
-    n-th change (tests/killpoint.py); True when it died there, False when it made fewer."""
-    server = subprocess.Popen([sys.executable, "-m", "tests.killpoint", str(home)], cwd=ROOT,
+def kill_points(home: Path, scope: str = "user") -> Iterator[Callable[[str, int], bool]]:
+    """killed(verb, n): run install or uninstall on `home` (at project scope: in `home/proj`) in
+    a process killed just before its n-th change (tests/killpoint.py); True when it died there,
+    False when it made fewer."""
+    server = subprocess.Popen([sys.executable, "-m", "tests.killpoint", str(home), scope], cwd=ROOT,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                               env={k: v for k, v in os.environ.items() if k not in SCRUB})
     assert server.stdin is not None and server.stdout is not None

@@ -27,12 +27,16 @@ def _quiet(_line: str) -> None:
     return None
 
 
-def runs(home: Path) -> dict[str, Callable[[], int]]:
+def runs(home: Path, scope: str = "user") -> dict[str, Callable[[], int]]:
     """install and uninstall of the default spec's VENDORS in `home`, through the installer's
-    own entry points (the spec loaded and the plan computed once, as the CLI does per run)."""
+    own entry points (the spec loaded and the plan computed once, as the CLI does per run); at
+    project scope in `home/proj` (the vendors of VENDORS that can run a project setup)."""
     spec = load(SPEC)
-    req = request.make(spec, VENDORS, "user", None, home, env={})
-    plan = build(spec, req.homes.harness)
+    if scope == "project":
+        req = request.make(spec, VENDORS, "project", home / "proj", home, env={}, named=False)
+    else:
+        req = request.make(spec, VENDORS, "user", None, home, env={})
+    plan = build(spec, req.homes.harness, scope=req.scope)
     return {"install": lambda: installer.run(req, plan, _quiet),
             "uninstall": lambda: uninstaller.run(req, _quiet)}
 
@@ -61,8 +65,8 @@ def killed_at(step: int, run: Callable[[], object]) -> bool:
     return os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
 
 
-def serve(home: Path) -> None:
-    chosen = runs(home)
+def serve(home: Path, scope: str) -> None:
+    chosen = runs(home, scope)
     for line in sys.stdin:
         verb, step = line.split()
         answer = "killed" if killed_at(int(step), chosen[verb]) else "finished"
@@ -71,4 +75,4 @@ def serve(home: Path) -> None:
 
 
 if __name__ == "__main__":
-    serve(Path(sys.argv[1]))
+    serve(Path(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "user")

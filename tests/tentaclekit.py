@@ -238,8 +238,11 @@ class Pd:
             for line in lines:
                 f.write(line + "\n")
 
-    def lock(self, path: str | Path, holder: str) -> None:
-        self.add_matrix(f'PD_LOCK_{suffix(str(path))}="{mq(holder)}"')
+    def lock(self, path: str | Path, holder: str, form: str = "seed") -> None:
+        """A lock line as the seed harness's writer puts it (form "seed"), or under the hashed
+        key hookshape's own writers use (form "hashed")."""
+        key = seed_suffix(str(path)) if form == "seed" else suffix(str(path))
+        self.add_matrix(f'PD_LOCK_{key}="{mq(holder)}"')
 
     def alert(self, ident: str, text: str) -> None:
         self.add_matrix(f'PD_ALERT_{ident}="{mq(text)}"')
@@ -338,6 +341,20 @@ def suffix(path: str, cut: int | None = None) -> str:
     keep = cut - 16
     tail = form[len(form) - keep:] if len(form) > keep else form
     return tail.strip("_").upper() + "__" + _hash(raw)
+
+
+def seed_suffix(path: str, cut: int | None = None) -> str:
+    """The lock key suffix the seed harness's own writer gives a path (its daemon's keySuffix,
+    CONTRACTS.md Part 2): each run of non-alphanumerics one "_", leading and trailing "_"
+    trimmed, upper-cased, cut to suffix_max. A plain path's key is the same in both forms."""
+    cut = SPEC["matrix"]["suffix_max"] if cut is None else cut
+    raw = path.encode("utf-8", "surrogateescape")
+    return re.sub(rb"[^A-Za-z0-9]+", b"_", raw).strip(b"_").decode("ascii").upper()[:cut]
+
+
+def lock_keys(path: str) -> tuple[str, str]:
+    """Both keys under which a lock on path blocks: the seed writer's, then the hashed one."""
+    return seed_suffix(path), suffix(path)
 
 
 def _hash(raw: bytes) -> str:

@@ -200,11 +200,13 @@ def test_codex_old_feature_key(wired: Path) -> None:
 
 
 def codex_records(config: Path, disabled: str = "") -> str:
-    """The [hooks.state] records Codex's /hooks review writes for every hook of the file: keyed
-    `<file>:<event_snake>:<group>:<handler>`, hashed as sha256 of the compact key-sorted JSON of
-    the definition (Codex 0.171.0; the timeout as Codex bounds it: SessionEnd 1 s by default, at
-    most 3); a hook whose command contains `disabled` gets `enabled = false` too."""
-    data = tomllib.loads(config.read_text())
+    """The [hooks.state] records Codex's /hooks review writes into config.toml for every hook of
+    a file (hooks.json, or config.toml's own [hooks]): keyed `<file>:<event_snake>:<group>:
+    <handler>`, hashed as sha256 of the compact key-sorted JSON of the definition (Codex
+    0.171.0; the timeout as Codex bounds it: SessionEnd 1 s by default, at most 3); a hook whose
+    command contains `disabled` gets `enabled = false` too."""
+    text = config.read_text()
+    data = json.loads(text) if config.suffix == ".json" else tomllib.loads(text)
     out = []
     for event, groups in data["hooks"].items():
         if event == "state":
@@ -216,6 +218,8 @@ def codex_records(config: Path, disabled: str = "") -> str:
                 timeout = min(timeout, 3) if event == "SessionEnd" else timeout
                 one = {"type": handler["type"], "command": handler["command"], "timeout": timeout,
                        "async": handler.get("async", False)}
+                if "statusMessage" in handler:
+                    one["statusMessage"] = handler["statusMessage"]
                 definition = {"event_name": snake, "hooks": [one]}
                 if "matcher" in group:
                     definition["matcher"] = group["matcher"]
@@ -227,7 +231,8 @@ def codex_records(config: Path, disabled: str = "") -> str:
 
 
 def test_codex_untrusted_then_trusted_then_changed(wired: Path) -> None:
-    config = wired / ".codex/config.toml"
+    """The trust records live in config.toml; their keys name the hooks.json the entries are in."""
+    config, hooks = wired / ".codex/config.toml", wired / ".codex/hooks.json"
     data = report(wired, "--vendor", "codex")
     assert codes(data, "codex")["untrusted"] == "warn"
     [said] = messages(data, "codex", "untrusted")
@@ -235,18 +240,20 @@ def test_codex_untrusted_then_trusted_then_changed(wired: Path) -> None:
     for gate, event in (("prompt", "UserPromptSubmit"), ("pre-tool", "PreToolUse"), ("stop", "Stop")):
         assert f"pd-hook-{gate} on {event}" in said
     assert "bash-guard" not in said  # someone else's hook: not the harness's business
-    config.write_text(config.read_text() + codex_records(config))
+    config.write_text(config.read_text() + codex_records(hooks))
     found = codes(report(wired, "--vendor", "codex"), "codex")
     assert not {"untrusted", "trust-changed", "trust-disabled"} & set(found), found
-    edit(config, "timeout = 5", "timeout = 6")  # our first entry changed since it was reviewed
+    edit(hooks, '"timeout": 5', '"timeout": 6')  # our first entry (after the user's own on
+    # PreToolUse) changed since it was reviewed
     data = report(wired, "--vendor", "codex")
     assert codes(data, "codex")["trust-changed"] == "warn" and "untrusted" not in codes(data, "codex")
-    assert "pd-hook-prompt on UserPromptSubmit hold another hash" in messages(data, "codex", "trust-changed")[0]
+    assert "pd-hook-pre-tool on PreToolUse hold another hash" in messages(data, "codex", "trust-changed")[0]
 
 
 def test_codex_hook_disabled_in_its_trust_record(wired: Path) -> None:
     config = wired / ".codex/config.toml"
-    config.write_text(config.read_text() + codex_records(config, disabled="pd-hook-stop"))
+    config.write_text(config.read_text() + codex_records(wired / ".codex/hooks.json",
+                                                         disabled="pd-hook-stop"))
     data = report(wired, "--vendor", "codex")
     assert codes(data, "codex")["trust-disabled"] == "error" and data["exit"] == 1
     assert "disables pd-hook-stop on Stop (enabled = false)" in messages(data, "codex", "trust-disabled")[0]
@@ -263,6 +270,58 @@ def test_codex_project_hooks_need_the_project_trusted(home: Path, tmp_path: Path
     user = home / ".codex/config.toml"
     user.write_text(user.read_text() + f'\n[projects."{tmp_path / "repo"}"]\ntrust_level = "trusted"\n')
     assert "project-untrusted" not in codes(report(home, "--vendor", "codex", "--project", str(project)), "codex")
+
+
+def test_codex_hooks_json_with_a_schema_key_loses_its_hooks(wired: Path) -> None:
+    hooks = wired / ".codex/hooks.json"
+    data = json.loads(hooks.read_text())
+    hooks.write_text(json.dumps({"$schema": "https://example.com/hooks.schema.json", **data}))
+    found = report(wired, "--vendor", "codex")
+    assert codes(found, "codex")["bad-shape"] == "error"
+    [said] = messages(found, "codex", "bad-shape")
+    assert "top level: '$schema': not a key this file may hold (description, hooks)" in said
+
+
+def test_codex_entries_an_older_install_left_in_config_toml(wired: Path) -> None:
+    """Codex runs the hooks of both files: entries of ours still in config.toml run twice, and a
+    shape error there stops Codex altogether."""
+    config = wired / ".codex/config.toml"
+    ours_stop = json.loads((wired / ".codex/hooks.json").read_text())["hooks"]["Stop"][-1]
+    command = ours_stop["hooks"][0]["command"]
+    config.write_text(config.read_text() + "\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\n"
+                      f'type = "command"\ncommand = {json.dumps(command)}\ntimeout = 5\n')
+    data = report(wired, "--vendor", "codex")
+    assert codes(data, "codex")["inline-entries"] == "warn"
+    [said] = messages(data, "codex", "inline-entries")
+    assert said.startswith(f"{config} holds giant-squid hook entries: Codex CLI reads them beside "
+                           f"{wired / '.codex/hooks.json'}")
+    assert codes(data, "codex")["duplicate"] == "warn"
+
+
+def test_a_committed_project_setup(home: Path, tmp_path: Path) -> None:
+    """doctor checks a project's committed setup where the project is (its commands name the
+    project through the vendor), and says which vendors cannot run it, and why."""
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    assert install(home, "--scope", "project", "--project", str(project)).code == 0
+    data = report(home, "--project", str(project))
+    for vendor in ("claude", "gemini", "copilot", "qwen", "cursor", "factory", "codex"):
+        found = codes(data, vendor)
+        assert not {"relative-path", "missing-script", "stale-entry", "not-wired"} & set(found), \
+            (vendor, found)
+    for vendor, why in (("kimi", "Kimi Code reads hooks from no project file"),
+                        ("agy", "unreliable: ")):
+        assert codes(data, vendor)["no-project-setup"] == "warn"
+        [said] = messages(data, vendor, "no-project-setup")
+        assert said.startswith(f"{project / '.hookshape/giant-squid'}: ") and why in said
+    assert codes(data, "codex")["project-setup"] == "info"
+    assert "review its hooks in /hooks" in messages(data, "codex", "project-setup")[0]
+    assert "trust the folder" in messages(data, "gemini", "project-setup")[0]
+    assert "project-setup" not in codes(data, "claude")
+    (project / ".hookshape/giant-squid/bin/pd-hook-stop").unlink()
+    [said] = messages(report(home, "--vendor", "claude", "--project", str(project)), "claude",
+                      "missing-script")
+    assert f"{project}/.hookshape/giant-squid/bin/pd-hook-stop does not exist" in said
 
 
 def test_gemini_auth_not_selected(wired: Path) -> None:

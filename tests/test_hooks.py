@@ -38,6 +38,7 @@ from tests.hookkit import (
     shell_doc,
     shells_by_dialect,
     stop_doc,
+    tool_doc,
     tool_input_of,
     write_spec,
 )
@@ -161,6 +162,26 @@ def test_stdin_and_view_of_tool_calls_and_stop(sh: Shell, vendor: str, box: Box,
         assert_allowed(r, vendor, event)
         assert box.stdin(hook) == data, f"{label}: the hook's stdin is not the event as it came"
         assert box.view(hook) == expected_view(box, tree, vendor, event, hook, **want), label
+
+
+# the read tools of each vendor and the field that names what they read
+READS = {v: (PROFILES[v].tools.read[0], PROFILES[v].payload.path_fields[0]) for v in VENDORS if PROFILES[v].tools.read}
+READS.update({"agy": ("view_file", "AbsolutePath"), "gemini": ("list_directory", "dir_path")})
+
+
+@pytest.mark.parametrize(("vendor", "sh"), [(v, SHELLS[i % len(SHELLS)]) for i, v in enumerate(READS)],
+                         ids=[f"{v}-{SHELLS[i % len(SHELLS)].name}" for i, v in enumerate(READS)])
+def test_view_of_a_read_names_its_paths(vendor: str, sh: Shell, box: Box, trees: Callable[[str], Tree]) -> None:
+    """A read tool's targets are in the view (a secrets guard sees `Read .env`), on every vendor
+    with read tools (Codex reads through its shell)."""
+    tree = trees("probe")
+    tool, field = READS[vendor]
+    doc = tool_doc(vendor, "pre_tool", tool, {field: ".env"}, box.project)
+    r = box.run(tree, "pre_tool", raw(doc), vendor, sh)
+    assert_allowed(r, vendor, "pre_tool")
+    want = {"TOOL": tool, "TOOL_CLASS": "read", "PATHS": f"{box.project}/.env",
+            "TOOL_INPUT": tool_input_of(vendor, doc)}
+    assert box.view("probe-pre-tool") == expected_view(box, tree, vendor, "pre_tool", "probe-pre-tool", **want)
 
 
 # fast mode: each event once, the vendors in turn

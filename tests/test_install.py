@@ -12,18 +12,19 @@ import shlex
 import stat
 import subprocess
 import sys
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import testinfra
 from tests.installkit import (
+    FIXTURES,
     HARNESS,
     KRAKEN,
     PROVIDER,
     SCRUB,
     SEEDS,
+    SETTINGS,
     SPEC,
     changes,
     fixture_text,
@@ -37,6 +38,7 @@ from tests.installkit import (
     proc,
     restore,
     seed,
+    settings_text,
     snapshot,
     spec_variant,
     uninstall,
@@ -53,6 +55,7 @@ from hookshape.errors import HookshapeError
 from hookshape.install import fsops
 from hookshape.install import lock as locks
 from hookshape.plan.artifacts import script_artifacts
+from hookshape.spec.profiles import builtin_dir
 
 pytest_plugins = ["tests.installkit"]  # fixtures: home
 
@@ -82,7 +85,7 @@ def test_install_merges_entries_with_absolute_quoted_paths(home: Path) -> None:
             assert Path(words[1]).is_absolute() and os.access(words[1], os.X_OK)
 
 
-@pytest.mark.parametrize("vendor", ["claude", "gemini", "agy"])
+@pytest.mark.parametrize("vendor", ["claude", "gemini", "codex", "agy"])
 def test_json_configs_keep_everything_outside_our_entries(home: Path, vendor: str) -> None:
     assert install(home).code == 0
     installed = (home / SEEDS[vendor][1]).read_text(encoding="utf-8")
@@ -100,17 +103,16 @@ def test_json_unicode_escapes_and_indentation_survive(home: Path) -> None:
     assert '\n        "BeforeAgent": [\n            {\n' in gemini  # the file's 4-space style
 
 
-def test_codex_block_is_appended_and_comments_survive(home: Path) -> None:
+def test_codex_entries_go_to_hooks_json_and_its_config_stays(home: Path) -> None:
+    """Codex's entries go to hooks.json (a shape error there loses that file's hooks; one in
+    config.toml stops codex): the user's description and hooks kept, no other top-level key,
+    and config.toml (its switch already on, the user's inline hooks) not touched."""
     assert install(home).code == 0
-    text = (home / ".codex/config.toml").read_text(encoding="utf-8")
-    head = fixture_text("codex")
-    assert text.startswith(head + "\n# >>> hookshape giant-squid hooks")
-    assert text.endswith("# <<< hookshape giant-squid hooks <<<\n")
-    assert "hooks = true   # back on since" in text
-    data = tomllib.loads(text)
-    assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"].startswith("/usr/local/bin/")
-    assert len(data["hooks"]["PreToolUse"]) == 2
-    assert data["model"] == "gpt-5.5"
+    data = parse(home / ".codex/hooks.json")
+    assert list(data) == ["description", "hooks"]
+    assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "/usr/local/bin/bash-guard --json"
+    assert len(ours(home / ".codex/hooks.json")) == 3
+    assert (home / ".codex/config.toml").read_text() == settings_text("codex")
 
 
 def test_agy_keeps_other_named_hooks_and_flat_lifecycle_handlers(home: Path) -> None:
@@ -157,14 +159,14 @@ def test_uninstall_after_user_edits_is_surgical(home: Path) -> None:
     assert install(home).code == 0
     claude = home / ".claude/settings.json"
     claude.write_text(claude.read_text().replace('"theme": "dark"', '"theme": "light"'))
-    codex = home / ".codex/config.toml"
-    codex.write_text(codex.read_text() + "# added by hand after the install\n")
+    codex = home / ".codex/hooks.json"
+    codex.write_text(codex.read_text().replace("Team hooks", "Our hooks"))
     gemini = home / ".gemini/settings.json"
     gemini.write_text(gemini.read_text().replace('"vimMode": true', '"vimMode": false'))
     assert uninstall(home).code == 0
     light = fixture_text("claude").replace('"theme": "dark"', '"theme": "light"')
     assert claude.read_text() == light
-    assert codex.read_text() == fixture_text("codex") + "\n# added by hand after the install\n"
+    assert codex.read_text() == fixture_text("codex").replace("Team hooks", "Our hooks")
     no_vim = fixture_text("gemini").replace('"vimMode": true', '"vimMode": false')
     assert gemini.read_text() == no_vim
     assert not (home / HARNESS).exists()
@@ -174,7 +176,7 @@ def test_uninstall_one_vendor_keeps_the_rest(home: Path) -> None:
     assert install(home).code == 0
     assert uninstall(home, "--vendor", "claude").code == 0
     assert (home / ".claude/settings.json").read_text() == fixture_text("claude")
-    assert len(ours(home / ".codex/config.toml")) == 3
+    assert len(ours(home / ".codex/hooks.json")) == 3
     assert (home / HARNESS / "bin/pd-hook-stop").is_file()
     assert uninstall(home).code == 0
     assert not (home / HARNESS).exists()
@@ -211,19 +213,24 @@ def test_home_from_the_environment(tmp_path: Path) -> None:
 
 # A switch set to false turns off every hook of the file, the user's own too: install says so
 # and turns it on only with --force; uninstall turns it off again.
-SWITCHES = {"codex": ("hooks = true", "hooks = false", "features.hooks"),
-            "gemini": ('"enabled": true', '"enabled": false', "hooksConfig.enabled")}
+# (Codex keeps its switch in config.toml beside the hooks.json install writes: it covers every
+# hook of Codex; Gemini's is in the settings file that holds the hooks.)
+SWITCHES = {"codex": ("hooks = true", "hooks = false", "features.hooks", "updated",
+                      "every hook of Codex CLI"),
+            "gemini": ('"enabled": true', '"enabled": false', "hooksConfig.enabled",
+                       "hook entries merged", "every hook in this file")}
 
 
 @pytest.mark.parametrize("vendor", sorted(SWITCHES))
 def test_a_switched_off_config_is_turned_on_only_when_forced(home: Path, vendor: str) -> None:
-    on, off, key = SWITCHES[vendor]
-    config = home / SEEDS[vendor][1]
-    config.write_text(fixture_text(vendor).replace(on, off, 1))
+    on, off, key, did, every = SWITCHES[vendor]
+    fixture, rel = (SETTINGS if vendor in SETTINGS else SEEDS)[vendor]
+    config = home / rel
+    config.write_text((FIXTURES / fixture).read_text().replace(on, off, 1))
     before = snapshot(home)
     refused = install(home)
     assert refused.code == 1
-    assert (f"conflict: {config}: {key} is false, which switches off every hook in this file, "
+    assert (f"conflict: {config}: {key} is false, which switches off {every}, "
             "yours too; pass --force to turn it on (your own hooks there then run again as "
             "well)\n") in refused.out
     assert refused.out.endswith("nothing was written; --force goes ahead (edited entries "
@@ -231,8 +238,8 @@ def test_a_switched_off_config_is_turned_on_only_when_forced(home: Path, vendor:
     assert snapshot(home) == before
     forced = install(home, "--force")
     assert forced.code == 0, forced.err
-    assert (f"{vendor}: {config}: hook entries merged; turned on {key} (it was false: every "
-            "hook in this file runs again, yours too)\n") in forced.out
+    assert (f"{vendor}: {config}: {did}; turned on {key} (it was false: {every} runs again, "
+            "yours too)\n") in forced.out
     assert on in config.read_text()
     assert uninstall(home).code == 0
     assert snapshot(home) == before
@@ -302,10 +309,11 @@ def test_malformed_toml_is_refused_with_its_line(home: Path) -> None:
 
 
 def test_toml_the_block_would_break_is_refused(home: Path) -> None:
-    config = home / ".codex/config.toml"
-    config.write_text("hooks = { PreToolUse = [] }\n")
+    config = home / ".kimi-code/config.toml"
+    config.parent.mkdir()
+    config.write_text("hooks = []\n")
     before = snapshot(home)
-    result = install(home, "--vendor", "codex")
+    result = install(home, "--vendor", "kimi")
     assert result.code == 1
     assert "once the hookshape block is added" in result.err
     assert snapshot(home) == before
@@ -339,17 +347,105 @@ def test_edited_entry_is_reported_and_kept_unless_forced(home: Path) -> None:
     assert len(ours(settings)) == 3
 
 
-def test_edited_codex_block_is_kept(home: Path) -> None:
-    assert install(home).code == 0
+# Codex as installs before hooks.json wrote it: a marked block of [[hooks.<Event>]] tables in
+# config.toml (the profile's [config] of then).
+OLD_CODEX_CONFIG = """[config]
+syntax = "toml"
+layout = "groups"
+strict = true
+user_path = "~/.codex/config.toml"
+project_path = ".codex/config.toml"
+timeout_unit = "s"
+enable_switch = "features.hooks"
+legacy_switches = ["features.codex_hooks"]
+trust_table = "hooks.state"
+trust_key = "trusted_hash"
+trust_entry = "{file}:{event_snake}:{group}:{handler}"
+trust_hash = "definition-sha256"
+trust_default_timeout = 600
+project_trust = "projects.{root}.trust_level"
+project_trust_value = "trusted"
+
+"""
+
+
+def older_codex(folder: Path) -> Path:
+    """A profiles folder whose Codex profile is the one of installs before hooks.json."""
+    text = (builtin_dir() / "codex.toml").read_text(encoding="utf-8")
+    start, end = text.index("[config]\n"), text.index("[output]\n")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "codex.toml").write_text(text[:start] + OLD_CODEX_CONFIG + text[end:])
+    return folder
+
+
+def test_an_older_install_in_config_toml_moves_to_hooks_json(home: Path, tmp_path: Path) -> None:
+    """A harness an older install put in config.toml moves to hooks.json on the next install
+    (Codex would run both): the user's own inline hooks stay; uninstall then gives both files
+    back as they were before the first install."""
+    before = snapshot(home)
+    config, hooks = home / ".codex/config.toml", home / ".codex/hooks.json"
+    assert install(home, "--vendor", "codex", "--profiles", str(older_codex(tmp_path / "p"))).code == 0
+    assert "# >>> hookshape giant-squid hooks" in config.read_text()
+    assert hooks.read_text() == fixture_text("codex")
+    moved = install(home, "--vendor", "codex")
+    assert moved.code == 0, moved.err
+    assert f"codex: {config}: hook entries of an older install moved out\n" in moved.out
+    assert config.read_text() == settings_text("codex")
+    assert len(ours(hooks)) == 3
+    settled = snapshot(home)
+    assert install(home, "--vendor", "codex").code == 0
+    assert snapshot(home) == settled
+    assert uninstall(home).code == 0
+    assert snapshot(home) == before
+
+
+def test_an_edited_older_block_moves_only_when_forced(home: Path, tmp_path: Path) -> None:
+    before = snapshot(home)
     config = home / ".codex/config.toml"
-    edited = config.read_text().replace("timeout = 5", "timeout = 9", 1)
-    config.write_text(edited)
-    assert install(home).code == 1
-    assert config.read_text() == edited
-    assert uninstall(home).code == 1
-    assert config.read_text() == edited
-    assert uninstall(home, "--force").code == 0
-    assert config.read_text() == fixture_text("codex")
+    assert install(home, "--vendor", "codex", "--profiles", str(older_codex(tmp_path / "p"))).code == 0
+    config.write_text(config.read_text().replace("timeout = 5", "timeout = 9", 1))
+    edited = snapshot(home)
+    refused = install(home, "--vendor", "codex")
+    assert refused.code == 1
+    assert (f"conflict: {config}: the hookshape block was edited since the last install (kept; "
+            "--force moves it to the hooks file)") in refused.out
+    assert snapshot(home) == edited
+    assert install(home, "--vendor", "codex", "--force").code == 0
+    assert config.read_text() == settings_text("codex")
+    assert uninstall(home).code == 0
+    assert snapshot(home) == before
+
+
+def _entries(path: Path) -> list[tuple[str, int, str]]:
+    """(event, position, the entry as JSON) of every entry of a hooks file, ours and the user's."""
+    data = parse(path)["hooks"]
+    return [(event, i, json.dumps(entry, sort_keys=True)) for event, items in data.items()
+            for i, entry in enumerate(items)]
+
+
+def test_codex_definitions_are_rewritten_only_when_they_change(home: Path, tmp_path: Path) -> None:
+    """Codex asks for trust again for every changed definition, keyed by its position: a
+    reinstall that changes nothing leaves hooks.json alone (not even rewritten), and a changed
+    definition is rewritten where it stands, every other entry (the user's too) kept in place."""
+    hooks = home / ".codex/hooks.json"
+    assert install(home, "--vendor", "codex").code == 0
+    data = parse(hooks)
+    data["hooks"]["PreToolUse"].append({"matcher": "Edit", "hooks": [
+        {"type": "command", "command": "/usr/local/bin/after-ours"}]})
+    hooks.write_text(json.dumps(data, indent=2) + "\n")  # the user's own, after ours
+    first = hooks.stat()
+    once = _entries(hooks)
+    assert install(home, "--vendor", "codex").code == 0
+    again = hooks.stat()
+    assert (again.st_ino, again.st_mtime_ns) == (first.st_ino, first.st_mtime_ns)
+    spec = spec_variant(tmp_path / "s", {'name = "pd-hook-pre-tool"\n':
+                                         'name = "pd-hook-pre-tool"\nmatcher = { codex = "^(apply_patch|Bash)$" }\n'})
+    assert with_spec(spec, "install", home, "--vendor", "codex").code == 0
+    changed = [(a, b) for a, b in zip(once, _entries(hooks), strict=True) if a != b]
+    [(was, now)] = changed
+    assert was[:2] == now[:2] == ("PreToolUse", 1)
+    assert json.loads(now[2])["matcher"] == "^(apply_patch|Bash)$"
+    assert "after-ours" in _entries(hooks)[2][2]  # still at :pre_tool_use:2:0
 
 
 def test_concurrent_installs_leave_one_set(home: Path) -> None:
@@ -382,21 +478,6 @@ def test_a_stale_lock_is_broken(home: Path) -> None:
 
 
 # --- scope, --from, the staged tree ------------------------------------------------------
-
-
-def test_project_scope(home: Path, tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    user_before, project_before = snapshot(home), snapshot(project)
-    result = install(home, "--scope", "project", "--project", str(project))
-    assert result.code == 0, result.err
-    for path in (".claude/settings.json", ".gemini/settings.json", ".codex/config.toml",
-                 ".agents/hooks.json"):
-        assert len(ours(project / path)) == 3
-    assert {k: v for k, v in snapshot(home).items() if not k.startswith(HARNESS)} == user_before
-    assert uninstall(home, "--scope", "project", "--project", str(project)).code == 0
-    assert snapshot(project) == project_before
-    assert snapshot(home) == user_before
 
 
 def test_install_from_an_extracted_dist(home: Path, tmp_path: Path) -> None:
@@ -685,21 +766,26 @@ def test_a_failed_reinstall_or_uninstall_rolls_back(home: Path, monkeypatch: pyt
 
 # A run killed at any step (SIGKILL, so no rollback of its own) leaves nothing the next run
 # cannot undo or finish: every step of an install and of an uninstall in turn (fast mode: a
-# sample), then the next runs, and the home is byte for byte as it was before the install.
-SWEEP = [pytest.param(verb, 25 if FAST else 1, marks=[] if FAST else [pytest.mark.slow], id=verb)
-         for verb in ("install", "uninstall")]
+# sample), then the next runs, and the home is byte for byte as it was before the install; a
+# project setup's too (the project inside the home, so the snapshot holds both).
+SWEEP = [pytest.param(verb, scope, 25 if FAST else 1, marks=[] if FAST else [pytest.mark.slow],
+                      id=verb if scope == "user" else f"{verb}-{scope}")
+         for scope in ("user", "project") for verb in ("install", "uninstall")]
 
 
-@pytest.mark.parametrize(("verb", "every"), SWEEP)
-def test_a_run_killed_at_any_step_leaves_nothing_behind(home: Path, verb: str, every: int) -> None:
-    run = runs(home)
+@pytest.mark.parametrize(("verb", "scope", "every"), SWEEP)
+def test_a_run_killed_at_any_step_leaves_nothing_behind(home: Path, verb: str, scope: str,
+                                                        every: int) -> None:
+    if scope == "project":
+        (home / "proj").mkdir()
+    run = runs(home, scope)
     pristine = snapshot(home)
     if verb == "uninstall":
         assert run["install"]() == 0
     start = snapshot(home)
     total = changes(run[verb])
     tried = []
-    with kill_points(home) as killed:
+    with kill_points(home, scope) as killed:
         for step in [*range(1, total + 1, every), total, total + 1]:
             restore(home, start)
             assert killed(verb, step) == (step <= total)

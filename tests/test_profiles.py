@@ -201,7 +201,15 @@ BROKEN = [
     ("bad-env-name", "gemini", 'auth_env = ["GEMINI_API_KEY"]', 'auth_env = ["GEMINI API KEY"]',
      r"config\.auth_env\[0\]", "an environment variable name"),
     ("bad-doctor-code", "codex", 'doctor = "block-reason-suffix"', 'doctor = "Block Reason"',
-     r"facts\[5\]\.doctor", "a finding code"),
+     r"facts\[6\]\.doctor", "a finding code"),
+    ("project-root-and-cannot", "claude", 'needs = ""', 'needs = ""\ncannot = "it cannot"',
+     r"project", "give root, or cannot saying why"),
+    ("project-root-quoted", "qwen", 'root = "${QWEN_PROJECT_DIR}"', 'root = "\\"${QWEN_PROJECT_DIR}\\""',
+     r"project\.root", "inside double quotes"),
+    ("project-root-without-its-shell", "factory", 'shell = ["sh", "-c"]\n', "",
+     r"project\.root", "shell, source and date go with it"),
+    ("root-keys-without-the-root", "codex", 'root_keys = ["description", "hooks"]',
+     'root_keys = ["description"]', r"config\.root_keys", "must name the root key"),
 ]
 
 

@@ -252,7 +252,7 @@ def test_every_generated_shell_file_has_the_header(rendered: Path) -> None:
     assert len(shells) == 8, f"expected 4 gates + 4 tentacles, got {shells}"
     for rel in shells:
         check_header(rel, files[rel][0].decode(), shebang=True)
-    check_header("config/codex/config.toml", files["config/codex/config.toml"][0].decode(),
+    check_header("config/kimi/config.toml", files["config/kimi/config.toml"][0].decode(),
                  shebang=False)
     md = files["CAPABILITIES.md"][0].decode()
     version = re.escape(__version__)
@@ -428,7 +428,7 @@ def test_made_up_vendor_end_to_end(tmp_path: Path, tool_block: str) -> None:
     # the other vendors' configs are untouched by the new one
     default = render_to(tmp_path / "default")
     for rel in ("config/claude/settings.json", "config/gemini/settings.json",
-                "config/codex/config.toml", "config/agy/hooks.json"):
+                "config/codex/hooks.json", "config/agy/hooks.json"):
         assert files[rel] == default[rel], f"{rel} changed when a vendor was added"
 
     # its id in the vendor tables (in the awk library), in every rendered tentacle, in CAPABILITIES
@@ -495,8 +495,14 @@ def test_made_up_vendor_with_a_shipped_id_overrides_it(tmp_path: Path) -> None:
     assert {h["timeout"] for groups in hooks.values() for g in groups for h in g["hooks"]} == {5000}
 
 
-def test_codex_config_parses_after_header(rendered: Path) -> None:
-    data = tomllib.loads((rendered / "config" / "codex" / "config.toml").read_text())
+def test_toml_config_parses_after_header(rendered: Path) -> None:
+    data = tomllib.loads((rendered / "config" / "kimi" / "config.toml").read_text())
+    assert set(data) == {"hooks"}
+
+
+def test_codex_hooks_json_holds_only_the_top_level_keys_codex_reads(rendered: Path) -> None:
+    """Codex drops a whole hooks.json over one other top-level key ($schema too)."""
+    data = json.loads((rendered / "config" / "codex" / "hooks.json").read_text())
     assert set(data) == {"hooks"}
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from tests.gatekit import Rig
-from tests.shells import AWK_PREFER, FAST, InTurn
+from tests.shapes import EVERYDAY, HALT_SHAPES
+from tests.shells import AWK_PREFER, CORE, FAST, InTurn
 from tests.tentaclekit import (
     DASH,
     ISO_RE,
@@ -98,7 +99,6 @@ BLOCKED = [
     ">log pd start",
     "2>/dev/null pd start",
     "time -p pd start",
-    'eval "pd start"',
     '"pd" start',
     "\\pd start",
     "pd\tstart",
@@ -116,11 +116,8 @@ BLOCKED = [
     "ls && brew services start port-daddy",
     # the harness CLI named as a word anywhere, whatever runs it
     "setsid pd start",
-    "pd${IFS}start",
-    "pd$IFS'start'",
     "x=pd; $x start",
     "x=/usr/local/bin/port-daddy; \"$x\" start",
-    "p${nothing}d start",
     "exec -a foo pd start",
     'busybox sh -c "pd start"',
     'su -c "pd start"',
@@ -136,14 +133,6 @@ BLOCKED = [
     "pd --version; pd start",
     "pd --version start",
     # decoded text into a shell
-    "echo cGQgc3RhcnQ= | base64 -d | sh",
-    "echo cGQgc3RhcnQ= | base64 --decode | bash -s",
-    "echo 706420737461727400 | xxd -r -p | sh",
-    "openssl enc -d -base64 -in x.b64 | sh",
-    "printf '\\x70\\x64 start' | sh",
-    "printf '\\160\\144 start' | dash",
-    'sh -c "$(echo cGQgc3RhcnQ= | base64 -d)"',
-    'eval "$(base64 -d <<< cGQgc3RhcnQ=)"',
     "$'\\x70\\x64' start",
     # named as a word, so blocked now (allowed by the launcher scanner before)
     "ls pd",
@@ -152,6 +141,27 @@ BLOCKED = [
     "launchctl list | grep port-daddy",
     "brew services stop port-daddy",
     "brew info port-daddy",
+]
+
+# blocked as commands that cannot be read without running them (halt_unread)
+UNREADABLE = [
+    "pd${IFS}start",
+    "pd$IFS'start'",
+    "echo cGQgc3RhcnQ= | base64 -d | sh",
+    "echo cGQgc3RhcnQ= | base64 --decode | bash -s",
+    "echo 706420737461727400 | xxd -r -p | sh",
+    "openssl enc -d -base64 -in x.b64 | sh",
+    "printf '\\x70\\x64 start' | sh",
+    "printf '\\160\\144 start' | dash",
+    'sh -c "$(echo cGQgc3RhcnQ= | base64 -d)"',
+    'eval "$(base64 -d <<< cGQgc3RhcnQ=)"',
+    'eval "pd start"',
+    "eval ls",
+    "$x start",
+    "sudo $x start",
+    "p? start",
+    "{a,b}c start",
+    "'pd start",
 ]
 
 ALLOWED = [
@@ -187,6 +197,16 @@ ALLOWED = [
     "printf '%s\\n' a | sort",
     "pd --version | head -1",
     "echo pd --version",
+    # quoted text is data unless a shell or a runner is handed it
+    'git commit -m "docs: explain pd start"',
+    "grep -rn 'pd start' docs/",
+    "echo 'pd start' > notes.txt",
+    "cat <<'EOF'\npd start\nEOF",
+    "bash -c 'printf \"\\x1b[1mbold\\x1b[0m\\n\"'",
+    "sh -c 'echo \"$HOME\"'",
+    "xargs -I{} cp {} dest/ < list.txt",
+    "sudo make install",
+    "timeout 5 npm test",
 ]
 
 
@@ -208,6 +228,24 @@ def test_blocked_commands(pd: Pd, vendor: str, command: str) -> None:
     assert r.json is not None
     reason = r.json.get("reason") or r.json["hookSpecificOutput"]["permissionDecisionReason"]
     assert reason.startswith(MSG["halt_header"])
+
+
+def unread_msg(reason: str) -> str:
+    return MSG["halt_unread"].format(reason=reason)
+
+
+def halt_answers(vendor: str) -> list[dict[str, object] | None]:
+    """Either block of the halt: the CLI named, or a command that cannot be read."""
+    return [tool_block(vendor, halt_msg(REASON)), tool_block(vendor, unread_msg(REASON))]
+
+
+@pytest.mark.parametrize(("vendor", "command"), by_vendor(UNREADABLE))
+def test_unreadable_commands(pd: Pd, vendor: str, command: str) -> None:
+    """A command word (or a word behind a launcher) with an expansion, a substitution, a glob or
+    a brace, eval, decoded text into a shell, an open quote: it cannot be read without running
+    it, so under halt it is blocked with its own reason."""
+    r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=halted(pd, vendor))
+    assert r.json == tool_block(vendor, unread_msg(REASON))
 
 
 @pytest.mark.parametrize(("vendor", "command"), by_vendor(ALLOWED))
@@ -486,8 +524,10 @@ def test_command_at_the_scan_cap(pd: Pd, vendor: str, filler: str) -> None:
     env = halted(pd, vendor)
     tail = " pd start"
     body = (filler * SCAN_MAX)[: SCAN_MAX - len(tail)]
+    if filler == "\\":
+        body = body[:-1] + "x"  # an odd run of backslashes would escape the blank before pd
     r = pd.run("pre_tool", p_shell(vendor, body + tail, pd.proj), env=env)
-    assert r.json == tool_block(vendor, halt_msg(REASON))
+    assert r.json in halt_answers(vendor)
     harmless = ("echo " + "a" * SCAN_MAX)[:SCAN_MAX]
     assert_silent(pd.run("pre_tool", p_shell(vendor, harmless, pd.proj), env=env))
     r = pd.run("pre_tool", p_shell(vendor, harmless + "a", pd.proj), env=env)
@@ -537,6 +577,12 @@ def test_every_shape_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str
     for command in [*BLOCKED, "x;" * 40_000 + "pd start"]:
         r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
         assert r.json == tool_block("claude", halt_msg(REASON)), command
+    for command in UNREADABLE:
+        r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
+        assert r.json == tool_block("claude", unread_msg(REASON)), command
+    for _cls, command, _runs in HALT_SHAPES:
+        r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
+        assert r.json in halt_answers("claude"), command
     for command in ALLOWED:
         assert_silent(pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env))
 
@@ -656,3 +702,101 @@ def test_seen_from_any_tentacle_in_every_shell(squid: Path, shell_name: str) -> 
         got = [ln.split(" ts:")[0] for ln in seen_lines(pd)]
         assert got == [f"control SEEN session:{s} provider:claude" for s in ("s-stop", "s-pre", "s-post")]
         assert complied_lines(pd) == []
+
+
+# --- the corpora: every halt shape blocked, everyday commands allowed -------------------------
+# tests/shapes.py holds the corpora as data. Each class of halt shapes runs as one test (the
+# shapes in turn over the vendors), so a failure names its class and every shape that passed.
+
+HALT_CLASSES = sorted({cls for cls, _c, _r in HALT_SHAPES})
+
+
+def shapes_of(cls: str) -> list[str]:
+    return [command for c, command, _runs in HALT_SHAPES if c == cls]
+
+
+def runs_the_cli(tmp: Path, command: str) -> bool:
+    """Whether bash, running command in a sandbox whose bin/ (first on PATH) holds fake `pd`
+    and `port-daddy`, calls one of them."""
+    import subprocess
+    import time
+
+    (tmp / "bin").mkdir(exist_ok=True)
+    for name in SPEC["halt"]["cli"]:
+        fake = tmp / "bin" / name
+        fake.write_text('#!/bin/sh\necho "$0 $*" >> "$CALLED"\n')
+        fake.chmod(0o755)
+    called = tmp / "called"
+    called.unlink(missing_ok=True)
+    subprocess.run(["bash", "-c", command], cwd=tmp, stdin=subprocess.DEVNULL, capture_output=True,
+                   env={"PATH": f"{tmp}/bin:/usr/bin:/bin", "HOME": str(tmp), "CALLED": str(called)},
+                   timeout=20, check=False)
+    end = time.monotonic() + 3
+    while not called.exists() and time.monotonic() < end:  # setsid, nohup: the call may come later
+        time.sleep(0.02)
+    return called.exists()
+
+
+@pytest.mark.parametrize("cls", HALT_CLASSES)
+def test_every_halt_shape_of_a_class_is_blocked(pd: Pd, tmp_path: Path, cls: str) -> None:
+    """No strawman: each shape marked RUNS really calls the CLI when bash runs it; and under
+    halt each shape of the class is blocked (the shapes in turn over the vendors)."""
+    assert len(HALT_SHAPES) >= 127 and len({c for _k, c, _r in HALT_SHAPES}) == len(HALT_SHAPES)
+    assert len(shapes_of(cls)) >= 4, cls
+    silent = [c for k, c, runs in HALT_SHAPES if k == cls and runs and not runs_the_cli(tmp_path, c)]
+    assert not silent, f"{cls}: shapes that never called the CLI: {silent!r}"
+    passed = []
+    for i, command in enumerate(shapes_of(cls)):
+        vendor = VENDORS[i % len(VENDORS)]
+        r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=halted(pd, vendor))
+        if r.json not in halt_answers(vendor):
+            passed.append(command)
+    assert not passed, f"{cls}: {len(passed)} of {len(shapes_of(cls))} shapes passed: {passed!r}"
+
+
+@pytest.mark.parametrize("halt", [True, False], ids=["halted", "free"])
+def test_everyday_commands_are_allowed(pd: Pd, halt: bool) -> None:
+    """The everyday corpus: none blocked without halt, at most one under halt (the counts are in
+    the message)."""
+    env = halted(pd, "claude") if halt else {"PD_HOOK_PROVIDER": "claude", "PD_ACTOR": "alice"}
+    blocked = []
+    for i, command in enumerate(EVERYDAY):
+        vendor = VENDORS[i % len(VENDORS)]
+        env["PD_HOOK_PROVIDER"] = vendor
+        r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=env)
+        if r.out:
+            blocked.append(command[:120])
+    mode = "halted" if halt else "free"
+    report = f"{len(blocked)} of {len(EVERYDAY)} everyday commands blocked ({mode}): {blocked!r}"
+    print(report)
+    assert len(EVERYDAY) >= 140
+    assert len(blocked) <= (1 if halt else 0), report
+
+
+# Through the rendered gate, as a vendor runs it: each class of halt shapes under dash, busybox
+# sh and bash (the whole class under dash, its first shapes under the others: the awk decides).
+
+@pytest.mark.parametrize("sh", CORE, ids=[s.name for s in CORE])
+@pytest.mark.parametrize("cls", HALT_CLASSES)
+def test_halt_classes_through_the_gate(tmp_path: Path, sh: Shell, cls: str) -> None:
+    rig = Rig(tmp_path)
+    rig.write(SPEC["halt"]["sentinel_default"], REASON + "\n")
+    shapes = shapes_of(cls) if sh.name == "dash" else shapes_of(cls)[:2]
+    passed = []
+    for i, command in enumerate(shapes):
+        vendor = VENDORS[i % len(VENDORS)]
+        res = rig.run("pre_tool", json.dumps(p_shell(vendor, command, rig.project)), vendor=vendor, sh=sh)
+        if not res.out or json.loads(res.out) not in halt_answers(vendor):
+            passed.append(command)
+    assert not passed, f"{cls} under {sh.name}: {passed!r}"
+
+
+@pytest.mark.slow  # the whole corpus twice through the gate; test_everyday_commands_are_allowed runs it in every tier
+def test_everyday_commands_through_the_gate(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    for halt in (False, True):
+        if halt:
+            rig.write(SPEC["halt"]["sentinel_default"], REASON + "\n")
+        blocked = [c for c in EVERYDAY
+                   if rig.run("pre_tool", json.dumps(p_shell("claude", c, rig.project)), vendor="claude").out]
+        assert len(blocked) <= (1 if halt else 0), (halt, blocked)

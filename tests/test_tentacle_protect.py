@@ -13,7 +13,10 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from tests.shells import InTurn
+from tests.gatekit import Rig
+from tests.scratch import short_root
+from tests.shapes import PROTECT_SHAPES
+from tests.shells import AWK_PREFER, CORE, FAST, InTurn
 from tests.tentaclekit import (
     DASH,
     MSG,
@@ -29,6 +32,7 @@ from tests.tentaclekit import (
     p_edit,
     p_shell,
     p_tool,
+    seed_suffix,
     tool_block,
 )
 
@@ -129,7 +133,7 @@ SHELL_BLOCKED = [
     ('true; rm -f "$HOME/.port-daddy"/HALT', "HALT"),
     (f"rm -rf {HOME}", ""),
     (f"rm -rf {HOME}/", ""),
-    (f"rm -rf {HOME}/*", ""),
+    (f"rm -rf {HOME}/*", "HALT"),
     (f"chmod 000 {HOME}/squid", "squid"),
     (f"cat /dev/null > {HOME}/HALT", "HALT"),
 ]
@@ -204,16 +208,16 @@ def test_advisory_dial_written_by_the_agent_would_have_lifted_the_lock(pd: Pd, v
 
 
 @VEND
-def test_under_halt_a_relative_control_name_is_blocked_anywhere(pd: Pd, vendor: str) -> None:
-    """A cd earlier in the command may move a relative word into the home: under halt, err
-    toward blocking; outside halt the word joins the event's cwd."""
-    command = f"cd {HOME} && rm HALT"
-    default_home(pd)
+@pytest.mark.parametrize("halt", [False, True])
+def test_a_cd_moves_relative_names_into_the_home(pd: Pd, vendor: str, halt: bool) -> None:
+    """A cd earlier in the command moves a relative word: it is read in the directory the cd
+    goes to, with or without halt."""
+    if halt:
+        pd.halt("drill")
+    home = default_home(pd)
     env = {**DEFAULT_HOME, "PD_HOOK_PROVIDER": vendor}
-    assert_silent(pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=env))
-    (pd.root / "userhome" / ".port-daddy" / "HALT").write_text("drill\n")
-    r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=env)
-    assert r.json == tool_block(vendor, protect_msg("HALT"))
+    r = pd.run("pre_tool", p_shell(vendor, f"cd {HOME} && rm HALT", pd.proj), env=env)
+    assert r.json == tool_block(vendor, protect_msg(home / "HALT"))
 
 
 @VEND
@@ -229,8 +233,9 @@ def test_long_commands_are_checked_for_protected_names(pd: Pd, vendor: str) -> N
     pad = "x;" * cap
     env = {"PD_HOOK_PROVIDER": vendor}
     r = pd.run("pre_tool", p_shell(vendor, pad + f"rm {pd.home}/HALT", pd.proj), env=env)
-    assert r.json == tool_block(vendor, protect_msg("HALT"))
-    assert_silent(pd.run("pre_tool", p_shell(vendor, pad + "make build", pd.proj), env=env))
+    assert r.json is not None and MSG["protect_block"].split("{path}")[1] in json.dumps(r.json)
+    # the names are matched as path tails, not bare words: bin, squid, HOME pass
+    assert_silent(pd.run("pre_tool", p_shell(vendor, pad + "make build; rm -rf bin; echo $HOME", pd.proj), env=env))
 
 
 @VEND
@@ -316,7 +321,9 @@ def test_codex_argv_commands(pd: Pd, argv: list[str], blocked: bool) -> None:
         assert_silent(r)
 
 
-@pytest.mark.parametrize("awk", ["busybox-only", "awk=original-awk", "awk=mawk", "awk=gawk"])
+# fast mode: the preferred awk only (the tentacles run it on the full PATH too)
+@pytest.mark.parametrize("awk", [f"awk={AWK_PREFER[0]}"] if FAST else
+                         ["busybox-only", "awk=original-awk", "awk=mawk", "awk=gawk"])
 def test_every_shape_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str) -> None:
     pd.env["PATH"] = awk_paths[awk]
     home = default_home(pd)
@@ -326,6 +333,9 @@ def test_every_shape_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str
         assert r.json == tool_block("claude", protect_msg(home / name if name else home)), command
     for command in SHELL_ALLOWED:
         assert_silent(pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env))
+    for _cls, command, _name in PROTECT_SHAPES:
+        r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
+        assert is_protect_block("claude", r.json), command
     r = pd.run("pre_tool", p_edit("claude", "agent.config.json", pd.proj), env=env)
     assert r.json == tool_block("claude", protect_msg(pd.proj / "agent.config.json"))
 
@@ -340,9 +350,189 @@ def test_a_long_protected_path_is_echoed_cut(pd: Pd, vendor: str) -> None:
 
 
 @VEND
-@pytest.mark.parametrize("command", [f"D={HOME}; rm $D/HALT", "rm -rf ./build/../bin",
+@pytest.mark.parametrize("command", [f"D={HOME}; rm $D/HALT", "rm -f ./build/../HALT",
                                      "cp x /elsewhere/hooks.disabled"])
 def test_under_halt_a_protected_name_is_blocked_wherever_it_points(pd: Pd, vendor: str, command: str) -> None:
     pd.halt("drill")
     r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env={"PD_HOOK_PROVIDER": vendor})
     assert r.json is not None and "PROTECTED" in json.dumps(r.json)
+
+
+# -- the corpus: shell shapes that change a control file -----------------------------------------
+# tests/shapes.py: each class runs as one test (the shapes in turn over the vendors), with and
+# without halt; the shapes name the default home (~/.port-daddy) and run in a project.
+
+PROTECT_CLASSES = sorted({cls for cls, _c, _n in PROTECT_SHAPES})
+
+
+
+def is_protect_block(vendor: str, out: dict[str, Any] | None) -> bool:
+    text = json.dumps(out)
+    return out is not None and MSG["protect_block"].split("{path}")[1][:40] in text
+
+
+@pytest.mark.parametrize("halt", [False, True], ids=["free", "halted"])
+def test_every_protect_shape_is_blocked(pd: Pd, halt: bool) -> None:
+    """Every class of the corpus, with and without halt; the message says what passed, by class."""
+    default_home(pd)
+    if halt:
+        (pd.root / "userhome" / ".port-daddy" / "HALT").write_text("drill\n")
+    passed: dict[str, list[str]] = {}
+    for i, (cls, command, _name) in enumerate(PROTECT_SHAPES):
+        vendor = VENDORS[i % len(VENDORS)]
+        r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env={**DEFAULT_HOME, "PD_HOOK_PROVIDER": vendor})
+        # under halt a shape that also reads as the halt's business may get the halt's reason
+        if not is_protect_block(vendor, r.json) and not (halt and r.json is not None and "HALT" in json.dumps(r.json)):
+            passed.setdefault(cls, []).append(command)
+    assert not passed, f"passed, by class: {passed!r}"
+
+
+# the shapes whose block names the file as the home spells it (not a name found in a
+# substitution, a word of unknown value, another case)
+NAMED = [(c, n) for _k, c, n in PROTECT_SHAPES
+         if n and not any(x in c for x in ("$x", "$(", "PORT", "Port", "| cat "))]
+
+
+def test_protect_shapes_name_the_control_file(pd: Pd) -> None:
+    """The block names the control file the command reaches, as the home spells it."""
+    home = default_home(pd)
+    wrong = []
+    for i, (command, name) in enumerate(NAMED):
+        vendor = VENDORS[i % len(VENDORS)]
+        r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env={**DEFAULT_HOME, "PD_HOOK_PROVIDER": vendor})
+        if r.json != tool_block(vendor, protect_msg(home / name)):
+            wrong.append((command, r.json))
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("sh", CORE, ids=[s.name for s in CORE])
+@pytest.mark.parametrize("cls", PROTECT_CLASSES)
+def test_protect_classes_through_the_gate(tmp_path: Path, sh: Shell, cls: str) -> None:
+    """Each class through the rendered gate, the default home ~/.port-daddy under a scratch HOME
+    (the whole class under dash, its first shapes under busybox sh and bash)."""
+    rig, env = home_rig(tmp_path)
+    shapes = [c for k, c, _n in PROTECT_SHAPES if k == cls]
+    passed = []
+    for i, command in enumerate(shapes if sh.name == "dash" else shapes[:2]):
+        vendor = VENDORS[i % len(VENDORS)]
+        res = rig.run("pre_tool", json.dumps(p_shell(vendor, command, rig.project)), vendor=vendor, sh=sh, **env)
+        if not is_protect_block(vendor, json.loads(res.out) if res.out else None):
+            passed.append(command)
+    assert not passed, f"{cls} under {sh.name}: {passed!r}"
+
+
+def home_rig(tmp_path: Path, ready: bool = True) -> tuple[Rig, dict[str, str]]:
+    """A Rig whose harness home is the default one, ~/.port-daddy of a scratch HOME (lease and
+    armed roots there); the env to run its gates with."""
+    rig = Rig(tmp_path)
+    user = tmp_path / "user"
+    rig.home = user / ".port-daddy"
+    rig.home.mkdir(parents=True)
+    if ready:
+        rig.lease()
+    rig.arm(rig.project)
+    return rig, {"PD_HOME": "", "HOME": str(user)}
+
+
+# -- control files protected in every state ---------------------------------------------------
+
+
+@pytest.mark.parametrize("sh", CORE, ids=[s.name for s in CORE])
+@pytest.mark.parametrize("state", ["no-lease", "unarmed"])
+def test_protect_runs_without_the_lease_or_the_armed_roots(tmp_path: Path, sh: Shell, state: str) -> None:
+    """The daemon stopped (no readiness lease) or a project not armed: the gate skips the lock
+    checks, never the protect rule (it needs no daemon)."""
+    rig, env = home_rig(tmp_path, ready=state != "no-lease")
+    if state == "unarmed":
+        rig.arm("/nowhere")
+    for vendor in VENDORS if sh.name == "dash" else VENDORS[:2]:
+        edit = p_edit(vendor, str(rig.home / "hooks.disabled"), rig.project)
+        res = rig.run("pre_tool", json.dumps(edit), vendor=vendor, sh=sh, **env)
+        assert json.loads(res.out) == tool_block(vendor, protect_msg(rig.home / "hooks.disabled")), vendor
+        cmd = p_shell(vendor, "touch ~/.port-daddy/hooks.disabled", rig.project)
+        res = rig.run("pre_tool", json.dumps(cmd), vendor=vendor, sh=sh, **env)
+        assert is_protect_block(vendor, json.loads(res.out) if res.out else None), vendor
+    # the lock checks stay off without the lease: another actor's lock does not block
+    target = rig.project / "src" / "a.ts"
+    rig.write("matrix.env", f'PD_LOCK_{seed_suffix(str(target))}="bob"\n')
+    res = rig.run("pre_tool", json.dumps(p_edit("claude", str(target), rig.project)), vendor="claude", sh=sh, **env)
+    assert res.out == "" and res.code == 0
+
+
+# -- the vendors' hook configs ---------------------------------------------------------------
+
+
+def vendor_config_paths(pd: Pd) -> list[Path]:
+    user = pd.root / "userhome"
+    return [user / ".claude" / "settings.json", user / ".gemini" / "settings.json",
+            user / ".codex" / "hooks.json", user / ".codex" / "config.toml",
+            pd.proj / ".claude" / "settings.json", pd.proj / ".claude" / "settings.local.json",
+            pd.proj / ".gemini" / "settings.json", pd.proj / ".codex" / "hooks.json",
+            pd.proj / ".codex" / "config.toml"]
+
+
+@VEND
+def test_vendor_configs_are_protected_by_default(pd: Pd, vendor: str) -> None:
+    """Halt is on in the default spec, so the enabled vendors' hook configs are control files:
+    an agent cannot rewrite the entries that run the gates (Claude's disableAllHooks included)."""
+    env = {"PD_HOOK_PROVIDER": vendor}
+    for target in vendor_config_paths(pd):
+        r = pd.run("pre_tool", p_edit(vendor, str(target), pd.proj), env=env)
+        assert r.json == tool_block(vendor, protect_msg(target)), target
+    for command in ["echo '{}' > ~/.claude/settings.json", "rm ~/.codex/config.toml",
+                    "sed -i s/hooks/x/ .gemini/settings.json", "rm -rf .claude"]:
+        r = pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=env)
+        assert is_protect_block(vendor, r.json), command
+    for command in ["cat ~/.claude/settings.json", "jq . .gemini/settings.json"]:
+        assert_silent(pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=env))
+
+
+def test_vendor_configs_follow_the_spec(tmp_path: Path) -> None:
+    """protect.vendor_configs = false leaves them free; its default is on when halt is enabled
+    or a hook fails closed, else off."""
+    import tomlkit
+    from tests.tentaclekit import render
+
+    doc = tomlkit.parse(SPEC_PATH.read_text())
+    doc["protect"]["vendor_configs"] = False
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(tomlkit.dumps(doc))
+    squid = render(tmp_path / "out", spec)
+    with short_root() as root:
+        pd = Pd(root, squid, DASH)
+        target = pd.root / "userhome" / ".claude" / "settings.json"
+        assert_silent(pd.run("pre_tool", p_edit("claude", str(target), pd.proj), env={"PD_HOOK_PROVIDER": "claude"}))
+    data = spec_data()
+    assert Spec.model_validate(data).protects_vendor_configs()
+    data["halt"]["enabled"] = False
+    assert not Spec.model_validate(data).protects_vendor_configs()
+    data["hooks"] = [{"name": "guard", "event": "pre_tool", "run": ["true"], "failure": "closed"}]
+    assert Spec.model_validate(data).protects_vendor_configs()
+
+
+# -- physical names and case ---------------------------------------------------------------
+
+
+@VEND
+def test_the_home_by_its_physical_name(pd: Pd, vendor: str) -> None:
+    """A harness home reached through a symlink is protected by its physical name too."""
+    real = pd.root / "real-home"
+    real.mkdir()
+    link = pd.root / "link-home"
+    link.symlink_to(real)
+    env = {"PD_HOOK_PROVIDER": vendor, "PD_HOME": str(link)}
+    for target in (link / "hooks.disabled", real / "hooks.disabled", real / "HALT"):
+        r = pd.run("pre_tool", p_edit(vendor, str(target), pd.proj), env=env)
+        assert r.json == tool_block(vendor, protect_msg(target)), target
+    r = pd.run("pre_tool", p_shell(vendor, f"rm -f {real}/HALT", pd.proj), env=env)
+    assert r.json == tool_block(vendor, protect_msg(real / "HALT"))
+
+
+@VEND
+@pytest.mark.parametrize("spelling", [".PORT-DADDY/HALT", ".Port-Daddy/hooks.DISABLED", ".port-daddy/Matrix.Env"])
+def test_case_spellings_of_control_files(pd: Pd, vendor: str, spelling: str) -> None:
+    """A case-insensitive volume folds case: another spelling of a control file is the file."""
+    default_home(pd)
+    target = pd.root / "userhome" / spelling
+    r = pd.run("pre_tool", p_edit(vendor, str(target), pd.proj), env={**DEFAULT_HOME, "PD_HOOK_PROVIDER": vendor})
+    assert r.json == tool_block(vendor, protect_msg(target))

@@ -98,11 +98,11 @@ def scenarios(role: str, vendor: str, path: Path, full: bool) -> list[Scenario]:
     out: list[Scenario] = []
     if role == "pre_tool":
         ts = o.targets(vendor, doc)
-        locks = {o.suffix(UNRELATED): o.OTHER, **{o.suffix(t): o.OTHER for t in ts}}
+        locks = {o.suffix(UNRELATED): o.OTHER, **{o.seed_suffix(t): o.OTHER for t in ts}}
         locked = o.lock_matrix(ts, o.OTHER, BASE_MATRIX)
         out.append(Scenario("locked", raw, doc, locked, [o.pre_tool(vendor, doc, locks)]))
         if full and ts:
-            own = {o.suffix(UNRELATED): o.OTHER, **{o.suffix(t): o.ACTOR for t in ts}}
+            own = {o.suffix(UNRELATED): o.OTHER, **{o.seed_suffix(t): o.ACTOR for t in ts}}
             out.append(Scenario("own-lock", raw, doc, o.lock_matrix(ts, o.ACTOR, BASE_MATRIX),
                                 [o.pre_tool(vendor, doc, own)]))
             out.append(Scenario("warn", raw, doc, locked, [o.pre_tool(vendor, doc, locks, dial="warn")],

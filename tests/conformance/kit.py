@@ -183,7 +183,7 @@ def render(out: Path, templates: Path | None = None, spec: Path = SPEC_PATH) -> 
                 raise
             gate_error = str(exc)
         arts = [a for t in loaded.spec.tentacles for a in plan.tentacle_artifacts(loaded, t)]
-        writer.write_plan(out, [*arts, plan.awk_lib_artifact(loaded)])
+        writer.write_plan(out, [*arts, plan.awk_lib_artifact(loaded, arts)])
     return Rendered(out, gate_error, names, groups)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from tests.conformance.kit import CONTRACT, EVENTS, MSG, PROFILES, SPEC
 from tests.jsonref import ABSENT, lookup, py_cap
-from tests.tentaclekit import CODEX_BLANKS, suffix
+from tests.tentaclekit import CODEX_BLANKS, lock_keys, seed_suffix, suffix
 
 from hookshape.plan import outputs
 
@@ -170,6 +170,26 @@ def targets(vendor: str, doc: Any) -> list[str]:
     return out
 
 
+def view_targets(vendor: str, doc: Any) -> list[str]:
+    """The paths of a user hook's view: the targets of an edit, then the path fields of a read
+    tool (a string, or a list of strings); reads are never targets of the lock gate or protect."""
+    out = targets(vendor, doc)
+    if not isinstance(doc, dict):
+        return out
+    v = VENDOR[vendor]
+    if string(doc, v.tool) not in v.read:
+        return out
+    cwd = cwd_of(vendor, doc)
+    base = lookup(doc, v.tool_input)
+    for f in v.path_fields:
+        value = lookup(base, (f,)) if isinstance(base, dict) else None
+        for p in value if isinstance(value, list) else [value]:
+            full = absolute(p, cwd) if isinstance(p, str) else ""
+            if full and full not in out:
+                out.append(full)
+    return out
+
+
 # -------------------------------------------------------------------------------- answers --
 
 
@@ -198,7 +218,18 @@ def one_line(text: str) -> str:
 
 
 def lock_matrix(paths: list[str], holder: str, extra: str = "") -> str:
-    return extra + "".join(f'{LOCK}{suffix(p)}="{holder}"\n' for p in paths)
+    """Lock lines as the seed harness's writer puts them (its keys: seed_suffix)."""
+    return extra + "".join(f'{LOCK}{seed_suffix(p)}="{holder}"\n' for p in paths)
+
+
+def holder_of(t: str, locks: dict[str, str]) -> str:
+    """The holder of another actor's lock on target t, else "": a lock under either key of the
+    path blocks (the seed writer's key first, then the hashed one; README, "Lock keys")."""
+    for key in lock_keys(t):
+        holder = locks.get(key, "")
+        if holder and holder != ACTOR:
+            return holder
+    return ""
 
 
 def _bytes(s: str) -> bytes:
@@ -234,14 +265,43 @@ def _capped(template: str, hits: list[tuple[str, str]]) -> str:
     return _text(py_cap(text, CAPS["reason_max"]))
 
 
-def protected(t: str, home: str | None) -> bool:
-    """A control file of the harness ([protect]): a home entry, anything in it, any directory
-    above it (/ is above every home), or a dial file's tail in any directory."""
-    if t == "/" or any(t.endswith("/" + tail) for tail in PROTECT["anywhere"]):
+def _vendor_configs() -> tuple[list[str], list[str]]:
+    """The hook configs of the enabled vendors that protect guards (protect.vendor_configs, on
+    by default when halt is enabled or a hook fails closed): under the user's home, and tails."""
+    on = PROTECT.get("vendor_configs")
+    if on is None:
+        on = SPEC["halt"].get("enabled", True) or any(h.get("failure") == "closed" for h in SPEC.get("hooks", []))
+    user: list[str] = []
+    tails: list[str] = []
+    for vid, cfg in SPEC["vendors"].items() if on else []:
+        if not cfg.get("enabled", True):
+            continue
+        c = PROFILES[vid].config
+        beside = (c.settings.user_path, c.settings.project_path) if c.settings else ()
+        for f in (c.user_path, c.project_path, *c.also_read, *beside):
+            f = f.replace("{name}", SPEC["harness"]["name"])
+            (user if f.startswith("~/") else tails).append(f.removeprefix("~/"))
+    return user, [f for f in tails if f]
+
+
+USER_CONFIGS, PROJECT_CONFIGS = _vendor_configs()
+
+
+def protected(t: str, home: str | None, user_home: str | None = None) -> bool:
+    """A control file of the harness ([protect]), compared case-folded: a home entry (or a
+    user-home vendor config), anything in it, any directory above it (/ is above every home);
+    or, in any directory, a dial file or a project vendor config, or a directory of one."""
+    up = t.upper()
+    if t == "/":
         return True
-    for entry in PROTECT["home"] if home else []:
-        full = f"{home}/{entry}"
-        if t == full or t.startswith(full + "/") or full.startswith(t.rstrip("/") + "/"):
+    for entry in [*PROTECT["anywhere"], *PROJECT_CONFIGS]:
+        parts = entry.upper().split("/")
+        if any(up.endswith("/" + "/".join(parts[:i])) for i in range(1, len(parts) + 1)):
+            return True
+    fulls = [f"{home}/{e}" for e in PROTECT["home"]] if home else []
+    fulls += [f"{user_home}/{e}" for e in USER_CONFIGS] if user_home else []
+    for full in (f.upper() for f in fulls):
+        if up == full or up.startswith(full + "/") or full.startswith(up.rstrip("/") + "/"):
             return True
     return False
 
@@ -265,8 +325,8 @@ def pre_tool(vendor: str, doc: Any, locks: dict[str, str], dial: str = "enforce"
         return Expect(out=block_answer(vendor, MSG["protect_block"].format(path=echo(hit))), verdict="block")
     hits = []
     for t in ts:
-        holder = locks.get(suffix(t), "")
-        if holder and holder != ACTOR:
+        holder = holder_of(t, locks)
+        if holder:
             hits.append((t, holder))
     if hits:
         reason, warn = _capped(MSG["block"], hits), _capped(MSG["warn"], hits)
@@ -404,7 +464,7 @@ def hook_view(vendor: str, role: str, doc: Any, hook: str, ascii_only: bool = Fa
     active = v.stop_active is not None and lookup(doc, v.stop_active) is True
     view = {
         "event": role, "vendor": vendor, "tool": tool, "tool_class": cls,
-        "paths": "\n".join(targets(vendor, doc)) if tool else "",
+        "paths": "\n".join(view_targets(vendor, doc)) if tool else "",
         "command": command, "cwd": cwd_of(vendor, doc), "session": first_string(doc, v.session),
         "message": stop_text(vendor, doc) if role == "stop" else "",
         "stop_active": "1" if active else "", "cut": "", "hook": hook,

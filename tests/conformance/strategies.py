@@ -149,14 +149,20 @@ def serialize(draw: st.DrawFn, doc: Any) -> bytes:
     return (draw(ws) + text + draw(ws)).encode("utf-8")
 
 
+def lock_key(path: str) -> str:
+    """The key a lock on path is written under: both writers in turn (the seed harness's key for
+    a path of even length, the hashed one for an odd one), so the fuzz meets both."""
+    return o.seed_suffix(path) if len(path) % 2 == 0 else o.suffix(path)
+
+
 def locks_text(locks: list[tuple[str, str]]) -> tuple[str, dict[str, str]]:
     """Matrix lines for (path, holder) pairs, and the suffix -> holder map the awk side builds
     (a later line for the same suffix wins)."""
     lines = ['# matrix\nPD_ALERT_Z="unrelated"\n']
     seen: dict[str, str] = {}
     for path, holder in locks:
-        lines.append(f'{o.LOCK}{o.suffix(path)}="{holder}"\n')
-        seen[o.suffix(path)] = holder
+        lines.append(f'{o.LOCK}{lock_key(path)}="{holder}"\n')
+        seen[lock_key(path)] = holder
     return "".join(lines), seen
 
 

@@ -143,7 +143,7 @@ def test_pre_tool_equivalence(rendered, behind_awk, interps, awk_dirs, shells, t
             reason = json.dumps(obj, ensure_ascii=False)
             short = sum(len(t.encode("utf-8", "surrogatepass")) + 100 for t in shown) < o.CAPS["reason_max"]
             for t in shown if short else []:
-                if locks.get(o.suffix(t), o.ACTOR) != o.ACTOR:
+                if o.holder_of(t, locks):
                     assert json.dumps(t, ensure_ascii=False)[1:-1] in reason, (t, where)
         seen[exp.verdict] += 1
         seen[f"awk:{awk}"] += 1
@@ -257,7 +257,8 @@ def test_awk_extractor(awk_dirs, request, awk):
 
 
 def all_target_suffixes(doc: Any) -> set[str]:
-    return {o.suffix(t) for v in VENDORS for t in o.targets(v, doc)}
+    """Every key a lock on a target of the event may sit under (both forms)."""
+    return {k for v in VENDORS for t in o.targets(v, doc) for k in o.lock_keys(t)}
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
@@ -284,7 +285,7 @@ def test_never_blocks_by_accident(rendered, behind_awk, interps, awk_dirs, shell
         elif kind == "garbage":
             text = data.draw(gen.garbage)
         safe = all_target_suffixes(p.doc)
-        pairs = [(d, o.OTHER) for d in p.decoys if o.suffix(d) not in safe]
+        pairs = [(d, o.OTHER) for d in p.decoys if gen.lock_key(d) not in safe]
         pairs += [(t, o.ACTOR) for t in o.targets(vendor, p.doc)]
         matrix, _locks = gen.locks_text(data.draw(st.permutations(pairs)))
         provider = data.draw(st.sampled_from([vendor, vendor, vendor, None]))

@@ -141,22 +141,6 @@ def wire_hooks(vendor: str, scratch: Path, kinds: list) -> None:
         )
         matcher = WRITE_MATCHER[vendor] if kind == "pre_tool" else None
         entries.append((event, matcher, command))
-    if vendor == "codex":
-        lines = [config.read_text().rstrip("\n"), ""]
-        for event, matcher, command in entries:
-            lines.append(f"[[hooks.{event}]]")
-            if matcher:
-                lines.append(f"matcher = {json.dumps(matcher)}")
-            lines += [
-                f"[[hooks.{event}.hooks]]",
-                'type = "command"',
-                f"command = {json.dumps(command)}",
-                f"timeout = {HOOK_TIMEOUT[vendor]}",
-                "",
-            ]
-        config.write_text("\n".join(lines))
-        trust_all(pinned.profile(vendor), config)
-        return
     data = json.loads(config.read_text()) if config.exists() else {}
     hooks = data.setdefault("hooks", {})
     for event, matcher, command in entries:
@@ -170,6 +154,13 @@ def wire_hooks(vendor: str, scratch: Path, kinds: list) -> None:
         data.setdefault("hooksConfig", {})["enabled"] = True
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(json.dumps(data, indent=2) + "\n")
+    trust(vendor, config, scratch)
+
+
+def trust(vendor: str, config: Path, scratch: Path) -> None:
+    """Codex runs only hooks a user trusted: its review's records, in its config.toml."""
+    profile = pinned.profile(vendor)
+    trust_all(profile, config, runner.records_file(profile, scratch))
 
 
 def hook_config(vendor: str, scratch: Path) -> Path:
@@ -325,26 +316,18 @@ def test_timeout_ends_the_turn_and_its_hooks(vendor, live_clis, tmp_path):
     with MockServer(Script.writing("target.txt", CONTENT)) as mock:
         runner.prepare_home(pinned.cli(vendor), tmp_path, mock.url)
         config = hook_config(vendor, tmp_path)
-        if vendor == "codex":
-            config.write_text(
-                config.read_text()
-                + f"\n[[hooks.{event}]]\nmatcher = {json.dumps(WRITE_MATCHER[vendor])}\n"
-                f'[[hooks.{event}.hooks]]\ntype = "command"\ncommand = {json.dumps(command)}\n'
-                f"timeout = {timeout}\n"
-            )
-            trust_all(pinned.profile(vendor), config)
-        else:
-            data = json.loads(config.read_text()) if config.exists() else {}
-            data["hooks"] = {
-                event: [
-                    {
-                        "matcher": WRITE_MATCHER[vendor],
-                        "hooks": [{"type": "command", "command": command, "timeout": timeout}],
-                    }
-                ]
-            }
-            config.parent.mkdir(parents=True, exist_ok=True)
-            config.write_text(json.dumps(data))
+        data = json.loads(config.read_text()) if config.exists() else {}
+        data["hooks"] = {
+            event: [
+                {
+                    "matcher": WRITE_MATCHER[vendor],
+                    "hooks": [{"type": "command", "command": command, "timeout": timeout}],
+                }
+            ]
+        }
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps(data))
+        trust(vendor, config, tmp_path)
         # The clock starts when the hook has recorded its pid (it then hangs for 60 s; the turn
         # itself would end in about 1 s), so a slow start on a busy machine costs no margin.
         result = runner.run_turn(

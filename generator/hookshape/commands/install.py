@@ -25,13 +25,13 @@ from hookshape.render.manifest import listed_files
 from hookshape.spec.load import Loaded, SpecChoice
 
 
-def plan_of(loaded: Loaded, harness: Path, source: Path | None) -> Plan:
-    """The spec's plan for this harness home; with --from, its scripts are the tree's (checked
-    against its MANIFEST)."""
+def plan_of(loaded: Loaded, harness: Path, source: Path | None, scope: Scope = "user") -> Plan:
+    """The spec's plan for this harness home and scope; with --from, its scripts are the
+    tree's (checked against its MANIFEST)."""
     if source is None:
-        return build(loaded, harness)
+        return build(loaded, harness, scope=scope)
     scripts = listed_files(source, "bin/", "--from wants an extracted dist/ tree")
-    return build(loaded, harness, scripts, source)
+    return build(loaded, harness, scripts, source, scope)
 
 
 @click.command("install")
@@ -49,10 +49,12 @@ def plan_of(loaded: Loaded, harness: Path, source: Path | None) -> Plan:
 def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: Path | None,
             dry_run: bool, force: bool, source: Path | None, spec: SpecChoice,
             profile_dirs: tuple[Path, ...]) -> None:
-    """Install the harness: scripts under the harness home, entries in each vendor's config."""
+    """Install the harness: scripts under the harness home, entries in each vendor's config.
+    At project scope the scripts go into the project (harness.project_dir) and each entry
+    names them through the vendor's own way of naming the project: a setup to commit."""
     loaded = (spec.carried_by(source) if source else spec).load(profile_dirs)
     where = homes(loaded.spec, home, os.environ)
-    plan = plan_of(loaded, where.harness, source.resolve() if source else None)
+    plan = plan_of(loaded, where.harness, source.resolve() if source else None, scope)
     code = installer.install(plan, where, vendors, scope, project, force, dry_run, say)
     if code:
         sys.exit(code)

@@ -44,7 +44,7 @@ def command(vendors: tuple[str, ...], scope: Scope, project: Path | None, home: 
     loaded = spec.load(profile_dirs)
     names = vendors or _recorded(loaded, home) or tuple(p.id for p in loaded.vendors)
     req = request.make(loaded, names, scope, project, home, force=force, dry_run=dry_run,
-                       enabled_only=False)
+                       enabled_only=False, named=bool(vendors), runs=False)
     for note in req.skipped:
         say(f"note: {note}")
     code = uninstaller.run(req, say)

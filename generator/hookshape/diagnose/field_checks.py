@@ -18,7 +18,7 @@ from hookshape.diagnose import survey as surveys
 from hookshape.diagnose import trust
 from hookshape.diagnose.findings import Ctx, Finding
 from hookshape.diagnose.survey import Handler, Survey, lookup, matcher
-from hookshape.install.paths import config_path, expand
+from hookshape.install.paths import config_path, expand, records_path
 from hookshape.spec.profiles import Profile, load_profiles
 from hookshape.spec.types import EVENTS
 
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 
 def _user(ctx: Ctx, profile: Profile) -> Path:
-    return config_path(profile, "user", ctx.homes.user, ctx.project, ctx.loaded.spec.harness.name)
+    """The user file holding the vendor's trust records (its settings file, else its config)."""
+    return records_path(profile, ctx.homes.user, ctx.project, ctx.loaded.spec.harness.name)
 
 
 def _gate(ctx: Ctx, handler: Handler) -> str:
@@ -44,7 +45,7 @@ def check_trust(ctx: Ctx, s: Seen) -> list[Finding]:
     if not cfg.trust_table or not s.ours(ctx):
         return []
     user_path = _user(ctx, s.profile)
-    user = next((v.data for v in s.read if v.path == user_path), {})
+    user = next((v.data for v in s.configs() if v.path == user_path), {})
     if not cfg.trust_hash:  # a table and a key, no rule to compute the hash: any record will do
         if surveys.trusted(user, cfg.trust_table, cfg.trust_key):
             return []

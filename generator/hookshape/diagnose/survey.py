@@ -51,6 +51,10 @@ def load(profile: Profile, path: Path) -> Survey:
     except (ConfigError, OSError, UnicodeDecodeError) as exc:
         survey.error = str(exc)
         return survey
+    foreign = sorted(set(survey.data) - set(profile.config.root_keys)) if profile.config.root_keys else []
+    if foreign:
+        survey.shape.append(f"top level: {', '.join(repr(k) for k in foreign)}: not a key this file "
+                            f"may hold ({', '.join(profile.config.root_keys)})")
     if profile.config.root == "{name}":
         _bundles(profile, survey)
     elif profile.config.layout == "list":

@@ -12,14 +12,14 @@ import shlex
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from hookshape.diagnose import field_checks as field
 from hookshape.diagnose import survey as surveys
 from hookshape.diagnose.findings import Ctx, Finding, Report, Severity
 from hookshape.diagnose.survey import Handler, Survey, lookup
 from hookshape.install.ledger import ledger_path
-from hookshape.install.paths import Scope, also_read, config_path, legacy_paths
+from hookshape.install.paths import Scope, also_read, config_path, legacy_paths, settings_path
 from hookshape.plan.artifacts import job_files
 from hookshape.plan.entries import entries
 from hookshape.plan.homes import harness_home
@@ -28,20 +28,43 @@ from hookshape.spec.profiles import Profile
 
 @dataclass
 class Seen:
-    """The configs of one vendor that exist: where its CLI reads them, and elsewhere."""
+    """The configs of one vendor that exist: where its CLI reads them, and elsewhere; and its
+    settings files beside its hooks files (those whose entries it reads too are in `read`)."""
 
     profile: Profile
     read: list[Survey]
     elsewhere: list[Survey]
+    settings: list[Survey]
 
     def ours(self, ctx: Ctx, where: list[Survey] | None = None) -> list[tuple[Survey, Handler]]:
         return [(s, h) for s in (self.read if where is None else where) for h in s.handlers
                 if ctx.own.owns(h.command)]
 
+    def files(self) -> list[Survey]:
+        """Every file surveyed, once."""
+        out: dict[Path, Survey] = {}
+        for v in self.read + self.settings + self.elsewhere:
+            out.setdefault(v.path, v)
+        return list(out.values())
+
+    def configs(self) -> list[Survey]:
+        """The files the vendor reads its settings and hooks from, once."""
+        return [v for v in self.files() if v not in self.elsewhere]
+
 
 def _surveys(profile: Profile, paths: list[Path]) -> list[Survey]:
     unique = list(dict.fromkeys(paths))
     return [surveys.load(profile, p) for p in unique if p.is_file()]
+
+
+def _settings(ctx: Ctx, profile: Profile) -> list[Survey]:
+    shaped = profile.settings_config()
+    if shaped is None:
+        return []
+    name = ctx.loaded.spec.harness.name
+    paths = [settings_path(profile, scope, ctx.homes.user, ctx.project, name)
+             for scope in ("user", "project")]
+    return _surveys(profile.model_copy(update={"config": shaped}), [p for p in paths if p])
 
 
 def seen(ctx: Ctx, profile: Profile) -> Seen:
@@ -52,7 +75,9 @@ def seen(ctx: Ctx, profile: Profile) -> Seen:
     read = [config_path(profile, scope, home, project, name) for scope, raw in zip(scopes, raws, strict=True) if raw]
     read += also_read(profile, home, project)
     old = [p for p in legacy_paths(profile, home, project) if p not in read]
-    return Seen(profile, _surveys(profile, read), _surveys(profile, old))
+    settings = _settings(ctx, profile)
+    inline = settings if profile.config.settings and profile.config.settings.hooks else []
+    return Seen(profile, _surveys(profile, read) + inline, _surveys(profile, old), settings)
 
 
 Check = Callable[[Ctx, Seen], list[Finding]]
@@ -61,7 +86,7 @@ Check = Callable[[Ctx, Seen], list[Finding]]
 def check_parse(ctx: Ctx, s: Seen) -> list[Finding]:
     return [Finding("error", "unparsable", f"{v.error} (the vendor ignores this file)",
                     f"fix the file at that line, then run `{ctx.hs('install')}`")
-            for v in s.read + s.elsewhere if v.error]
+            for v in s.files() if v.error]
 
 
 def check_comments(ctx: Ctx, s: Seen) -> list[Finding]:
@@ -90,6 +115,27 @@ def check_shape(ctx: Ctx, s: Seen) -> list[Finding]:
 def _wanted(ctx: Ctx, profile: Profile) -> list[tuple[str, str]]:
     found = entries(ctx.loaded.spec, profile, home=str(ctx.homes.harness))
     return [(e.event, e.gate) for e in found]
+
+
+def project_of(ctx: Ctx, profile: Profile, path: Path) -> Path:
+    """The project a config file belongs to (the folder its project path sits in), else the
+    project doctor looks at."""
+    settings = profile.config.settings
+    for raw in (profile.config.project_path, settings.project_path if settings else ""):
+        parts = PurePosixPath(raw.replace("{name}", ctx.loaded.spec.harness.name)).parts
+        if raw and path.parts[-len(parts):] == parts:
+            return Path(*path.parts[:-len(parts)])
+    return ctx.project
+
+
+def resolved(ctx: Ctx, profile: Profile, path: Path, text: str) -> str:
+    """A script or home of a command as the vendor resolves it in the project of the config
+    holding it: a project setup's reference to the project's root (`${CLAUDE_PROJECT_DIR}`)
+    becomes that folder."""
+    root = profile.project.root
+    if root and text.startswith(root + "/"):
+        return str(project_of(ctx, profile, path)) + text[len(root):]
+    return text
 
 
 def _gate(ctx: Ctx, command: str) -> str:
@@ -126,8 +172,7 @@ def check_elsewhere(ctx: Ctx, s: Seen) -> list[Finding]:
     return out
 
 
-def _script_findings(ctx: Ctx, command: str, where: str) -> list[Finding]:
-    script = ctx.own.script(command) or ""
+def _script_findings(ctx: Ctx, script: str, where: str) -> list[Finding]:
     if not script.startswith("/"):
         return [Finding("error", "relative-path", f"{where}: {script} is not an absolute path "
                         "(it breaks after a cd, and some vendors expand $VARS themselves)",
@@ -169,8 +214,12 @@ def check_commands(ctx: Ctx, s: Seen) -> list[Finding]:
     elsewhere: dict[str, int] = {}
     for v, h in s.ours(ctx):
         where = f"{v.path}: {h.where}"
-        out += _script_findings(ctx, h.command, where)
+        out += _script_findings(ctx, resolved(ctx, s.profile, v.path, ctx.own.script(h.command) or ""),
+                                where)
         home = ctx.own.home(h.command)
+        if home is not None and home.startswith(s.profile.project.root + "/"):
+            out += _project_home(ctx, s.profile, v.path, home, where)
+            continue
         if home is None or home == current:
             continue
         if _installed_elsewhere(ctx, home):
@@ -192,6 +241,18 @@ def check_commands(ctx: Ctx, s: Seen) -> list[Finding]:
                            f"(e.g. export it in your shell profile; run doctor with it too), or "
                            f"reinstall without {env} so the gates live in {current}"))
     return out
+
+
+def _project_home(ctx: Ctx, profile: Profile, path: Path, home: str, where: str) -> list[Finding]:
+    """An entry of a project setup runs the project's scripts: those of harness.project_dir."""
+    project = project_of(ctx, profile, path)
+    want = project / ctx.loaded.spec.harness.project_dir
+    have = resolved(ctx, profile, path, home)
+    if have == str(want):
+        return []
+    return [Finding("warn", "stale-entry", f"{where} runs the scripts in {have}, not in {want} "
+                    "(the spec's harness.project_dir)",
+                    f"run `{ctx.hs(f'install --scope project --project {project}')}`")]
 
 
 def _first_word(command: str) -> str:
@@ -259,7 +320,7 @@ def check_timeouts(ctx: Ctx, s: Seen) -> list[Finding]:
 def check_switches(ctx: Ctx, s: Seen) -> list[Finding]:
     out = []
     enable = s.profile.config.enable_switch
-    for v in s.read:
+    for v in s.configs():
         for dotted in s.profile.config.switches:
             value = lookup(v.data, dotted)
             if value is False:
@@ -280,7 +341,7 @@ def check_auth(ctx: Ctx, s: Seen) -> list[Finding]:
     if not cfg.auth_key:
         return []
     present = [name for name in cfg.auth_env if ctx.env.get(name)]
-    if not present or any(lookup(v.data, cfg.auth_key) not in (None, "") for v in s.read):
+    if not present or any(lookup(v.data, cfg.auth_key) not in (None, "") for v in s.configs()):
         return []
     want = f"{cfg.auth_key} = {cfg.auth_value!r}" if cfg.auth_value else cfg.auth_key
     user = config_path(s.profile, "user", ctx.homes.user, ctx.project, ctx.loaded.spec.harness.name)
@@ -288,6 +349,42 @@ def check_auth(ctx: Ctx, s: Seen) -> list[Finding]:
                     f"{', '.join(present)} is set but no settings file sets {cfg.auth_key}: "
                     f"{s.profile.vendor.display} then picks an auth mode a headless run rejects",
                     f"set {want} in {user}")]
+
+
+def check_inline(ctx: Ctx, s: Seen) -> list[Finding]:
+    """Entries of ours in a settings file the vendor also reads hooks from (an older install's):
+    they run beside the hooks file's, and a shape error there can stop the whole CLI."""
+    name = ctx.loaded.spec.harness.name
+    user = settings_path(s.profile, "user", ctx.homes.user, ctx.project, name)
+    out = []
+    for v in s.settings:
+        if v not in s.read or not s.ours(ctx, [v]):
+            continue
+        scope: Scope = "user" if v.path == user else "project"
+        hooks = config_path(s.profile, scope, ctx.homes.user, ctx.project, name)
+        out.append(Finding("warn", "inline-entries",
+                           f"{v.path} holds {name} hook entries: {s.profile.vendor.display} reads "
+                           f"them beside {hooks}, and a shape error there stops it altogether",
+                           f"run `{ctx.hs('install' if scope == 'user' else 'install --scope project')}` "
+                           f"(it moves them to {hooks})"))
+    return out
+
+
+def check_project_setup(ctx: Ctx, s: Seen) -> list[Finding]:
+    """The project holds a setup committed with it (harness.project_dir): whether this vendor
+    runs it, and what each user does first."""
+    folder = ctx.project / ctx.loaded.spec.harness.project_dir
+    if not folder.is_dir():
+        return []
+    setup, display = s.profile.project, s.profile.vendor.display
+    if setup.cannot:
+        return [Finding("warn", "no-project-setup", f"{folder}: {display} cannot run this "
+                        f"project's committed setup: {setup.cannot}",
+                        f"run `{ctx.hs(f'install --vendor {s.profile.id}')}` (your user scope)")]
+    if not setup.needs:
+        return []
+    return [Finding("info", "project-setup", f"{display} runs this project's committed setup "
+                    f"({folder}) once each user has done this: {setup.needs}")]
 
 
 def check_notes(ctx: Ctx, s: Seen) -> list[Finding]:
@@ -302,7 +399,8 @@ CHECKS: list[Check] = [check_parse, check_comments, check_shape, check_wired, ch
                        check_commands, check_foreign_paths, check_duplicates, field.check_duplicate_commands,
                        check_fail_closed, check_timeouts, check_switches, field.check_trust,
                        field.check_unknown_events, field.check_mcp_matchers, field.check_plugin_mcp,
-                       field.check_also_runs, field.check_sdk_host, check_auth, check_notes]
+                       field.check_also_runs, field.check_sdk_host, check_auth, check_inline,
+                       check_project_setup, check_notes]
 
 
 def vendor_report(ctx: Ctx, profile: Profile) -> Report:

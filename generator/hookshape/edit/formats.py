@@ -47,6 +47,52 @@ def unmerge(spec: Spec, profile: Profile, text: str, path: Path, own: Owner, kno
     return hooksjson.unmerge(text, path, own, known, force, comments, tree(profile))
 
 
+def settle(profile: Profile, text: str, path: Path, want: Want, known: Known,
+           force: bool) -> Outcome:
+    """The vendor's settings file beside its hooks file (profile [config.settings]): entries of
+    ours an older install wrote there taken out (they are in the hooks file now), and the
+    switches that are explicitly off turned on."""
+    settings = profile.config.settings
+    assert settings is not None
+    if settings.syntax == "toml":
+        hint = "\n".join(want.moved) + "\n" if want.moved else ""
+        return tomledit.settle(text, path, hint, want.switches, known, force)
+    text = hooksjson.normalise(text)
+    jsonedit.parse(text, path)
+    done, switched = hooksjson.set_switches(text, want.switches, True,
+                                            hooksjson.style_of(text, jsonedit.scan(text)))
+    return Outcome(text=done, switches=switched)
+
+
+def unsettle(spec: Spec, profile: Profile, text: str, path: Path, known: Known,
+             force: bool) -> Outcome:
+    """The settings file on uninstall: any block of ours out, the switches we turned on back off."""
+    settings = profile.config.settings
+    assert settings is not None
+    if settings.syntax == "toml":
+        return tomledit.unmerge(text, path, marker_block(spec), known, force)
+    text = hooksjson.normalise(text)
+    jsonedit.parse(text, path)
+    done, _ = hooksjson.set_switches(text, list(known.switches), False,
+                                     hooksjson.style_of(text, jsonedit.scan(text)))
+    return Outcome(text=done)
+
+
+def settings_data(profile: Profile, text: str, path: Path) -> object:
+    """A settings file's parsed data."""
+    settings = profile.config.settings
+    if settings is not None and settings.syntax == "toml":
+        return tomledit.loads(text, path)
+    return jsonedit.loads(text, path) if text.strip() else {}
+
+
+def settings_empty(profile: Profile, text: str) -> bool:
+    settings = profile.config.settings
+    if (settings is not None and settings.syntax == "toml") or not text.strip():
+        return not text.strip()
+    return not jsonedit.has_comment(text) and json.loads(text) == {}
+
+
 def data(profile: Profile, text: str, path: Path) -> object:
     """A config's parsed data (a malformed file is a located user error)."""
     if profile.config.syntax == "toml":
@@ -62,7 +108,10 @@ def is_empty(profile: Profile, text: str) -> bool:
     return not jsonedit.has_comment(text) and json.loads(text) == {}
 
 
-def shape(profile: Profile) -> str:
-    """The config's shape in a word or three, for the ledger (e.g. `json hooks groups`)."""
+def shape(profile: Profile, settings: bool = False) -> str:
+    """The config's shape in a word or three, for the ledger (e.g. `json hooks groups`; a
+    settings file: `toml settings`)."""
     c = profile.config
+    if settings and c.settings is not None:
+        return f"{c.settings.syntax} settings"
     return " ".join(p for p in (c.syntax, c.root or "(top level)", c.layout) if p)

@@ -176,6 +176,23 @@ def _settled(found: list[Found], wanted: list[Any]) -> bool:
     return all(f.whole for f in found) and [f.value for f in found] == wanted
 
 
+def _in_place(found: list[Found], wanted: list[Any]) -> bool:
+    """Our entries of an event can be rewritten where they are: as many whole ones as wanted.
+    Nothing moves then, so a vendor that keys a hook by its position (Codex's trust records)
+    keeps every other entry's key, and an unchanged entry is not written at all."""
+    return bool(found) and all(f.whole for f in found) and len(found) == len(wanted)
+
+
+def replace_entries(text: str, event: str, found: list[Found], wanted: list[Any], style: je.Style,
+                    tree: Tree) -> str:
+    """Each entry of ours that differs from the one wanted at its place, rewritten there."""
+    for mine, value in zip(found, wanted, strict=True):
+        if mine.value != value:
+            node = _array(text, event, tree).items[mine.index]
+            text = je.replace_value(text, node, value, style)
+    return text
+
+
 def prune(text: str, created: tuple[JsonPath, ...], extras: dict[str, Any] | None = None) -> str:
     """Remove members earlier installs created that are now empty (`[]` / `{}`), deepest first;
     with `extras` (an uninstall), also the extras it created, once nothing else is left beside
@@ -223,6 +240,9 @@ def merge(text: str, path: Path, own: Owner, want: Want, known: Known, force: bo
         wanted = [value for key, value in want.units if key == event]
         mine = [f for f in found_units(text, je.scan(text), own, tree) if f.event == event]
         if _settled(mine, wanted):
+            continue
+        if _in_place(mine, wanted):
+            text = replace_entries(text, event, mine, wanted, style, tree)
             continue
         text = drop_event(text, own, event, tree)
         if wanted:

@@ -109,6 +109,25 @@ def merge(text: str, path: Path, want: Want, known: Known, force: bool) -> Outco
     return Outcome(text=text, units=[Unit("block", unit_hash(block))], switches=switched)
 
 
+def settle(text: str, path: Path, block_hint: str, switches: list[str], known: Known,
+           force: bool) -> Outcome:
+    """A settings file beside the vendor's hooks file: the block of entries an older install
+    put here taken out (they move to the hooks file; one edited since is kept unless forced),
+    and the switches that are explicitly off turned on."""
+    loads(text, path)
+    span = locate(text, block_hint, path) if block_hint else None
+    if span is not None:
+        current = text[span[0]:span[1]]
+        if known.hashes is not None and unit_hash(current) not in known.hashes and not force:
+            return Outcome(text=text, conflicts=[
+                f"{path}: the hookshape block was edited since the last install (kept; --force "
+                "moves it to the hooks file)"])
+        text = cut_block(text, span)
+    text, switched = set_switches(text, switches, True)
+    loads(text, path)
+    return Outcome(text=text, switches=switched, moved=span is not None)
+
+
 def unmerge(text: str, path: Path, block_hint: str, known: Known, force: bool) -> Outcome:
     """`block_hint` is any block of ours (only its marker lines are used)."""
     loads(text, path)

@@ -33,3 +33,4 @@ class Outcome:
     switches: list[str] = field(default_factory=list)
     created: list[JsonPath] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    moved: bool = False  # a settings file: the entries an older install put there were taken out

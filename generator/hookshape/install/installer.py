@@ -30,7 +30,7 @@ from hookshape.install.paths import Scope, real
 from hookshape.install.request import Request, decode, diff, make_at
 from hookshape.plan.homes import Homes
 from hookshape.plan.plan import Plan
-from hookshape.plan.wiring import Want
+from hookshape.plan.wiring import NOTHING, Want
 from hookshape.spec.profiles import Profile
 
 Echo = Callable[[str], None]
@@ -45,14 +45,17 @@ class Target:
 
     scripts: dict[str, bytes]
     wants: dict[str, Want]
+    settings: dict[str, Want]  # per vendor with a settings file beside its hooks file
 
     @classmethod
     def of(cls, plan: Plan, request: Request) -> Target:
-        if plan.home != str(request.homes.harness):
-            raise HookshapeError(f"internal error: a plan for {plan.home} applied to "
-                                 f"{request.homes.harness}")
+        if plan.home != str(request.homes.harness) or plan.scope != request.scope:
+            raise HookshapeError(f"internal error: a plan for {plan.home} ({plan.scope} scope) "
+                                 f"applied to {request.homes.harness} ({request.scope} scope)")
+        chosen = [plan.vendors[p.id] for p in request.profiles]
         return cls({a.path: a.data for a in plan.scripts},
-                   {p.id: plan.vendors[p.id].want for p in request.profiles})
+                   {v.profile.id: v.want for v in chosen},
+                   {v.profile.id: v.settings for v in chosen if v.settings is not None})
 
 
 @dataclass
@@ -63,6 +66,7 @@ class ConfigStep:
     before: bytes | None
     outcome: Outcome
     wanted: Want
+    settings: bool = False  # the vendor's settings file beside its hooks file
 
     @property
     def after(self) -> bytes:
@@ -76,6 +80,7 @@ class ConfigStep:
 @dataclass
 class ScriptStep:
     rel: str
+    key: str  # in the ledger (request.file_key)
     target: Path
     data: bytes
     before: bytes | None
@@ -109,6 +114,26 @@ def _config_step(request: Request, profile: Profile, wanted: Want, own: Owner,
     return step
 
 
+def _settings_step(request: Request, profile: Profile, wanted: Want | None,
+                   ledger: Ledger | None) -> ConfigStep | None:
+    """The vendor's settings file beside its hooks file: entries an older install put there move
+    out, switches explicitly off are turned on. None when there is nothing to do there (the file
+    is never created) and no record of it."""
+    path = request.settings_path(profile)
+    target = real(path) if path is not None else None
+    before = fsops.read(target) if target is not None else None
+    if path is None or target is None or before is None or wanted is None:
+        return None
+    record = ledger.configs.get(str(path)) if ledger else None
+    known = record.known() if record else Known()
+    outcome = formats.settle(profile, decode(before, path), path, wanted, known, request.force)
+    step = ConfigStep(profile, path, target, before, outcome, NOTHING, settings=True)
+    if not step.changed and record is None and not outcome.conflicts:
+        return None
+    check_writable(target, step.changed, request.force)
+    return step
+
+
 def check_writable(target: Path, changed: bool, force: bool) -> None:
     """A read-only config (e.g. 0444) is the user saying "do not touch": the temp-file rename
     would replace it anyway, so refuse unless forced (the mode is kept either way)."""
@@ -119,11 +144,12 @@ def check_writable(target: Path, changed: bool, force: bool) -> None:
 
 def _script_step(request: Request, rel: str, data: bytes,
                  ledger: Ledger | None) -> tuple[ScriptStep, str]:
-    target = request.homes.harness / rel
+    target = request.stage / rel
+    key = request.file_key(rel)
     before = fsops.read(target)
     executable = before is not None and bool(target.stat().st_mode & 0o100)
-    step = ScriptStep(rel, target, data, before, executable)
-    record = ledger.files.get(rel) if ledger else None
+    step = ScriptStep(rel, key, target, data, before, executable)
+    record = ledger.files.get(key) if ledger else None
     edited = (record is not None and before is not None and before != data
               and sha256(before) != record.sha256)
     clash = (f"{target}: a staged script was edited since the last install "
@@ -139,14 +165,23 @@ def compute(request: Request, target: Target, ledger: Ledger | None) -> InstallS
         steps.scripts.append(step)
         steps.conflicts += [clash] if clash else []
     if ledger is not None:
-        steps.stale, clashes = staged.plan(request.homes.harness, ledger, target.scripts,
-                                           request.force, "removes")
+        keep = {request.file_key(rel) for rel in target.scripts}
+        steps.stale, clashes = staged.plan(request.homes.harness, ledger, keep, request.force,
+                                           "removes", request.stage)
         steps.conflicts += clashes
     for profile in request.profiles:
-        step_ = _config_step(request, profile, target.wants[profile.id], own, ledger)
-        steps.configs.append(step_)
-        steps.conflicts += step_.outcome.conflicts + _switched_off(step_, request.force)
+        found = [_config_step(request, profile, target.wants[profile.id], own, ledger),
+                 _settings_step(request, profile, target.settings.get(profile.id), ledger)]
+        for step_ in (f for f in found if f is not None):
+            steps.configs.append(step_)
+            steps.conflicts += step_.outcome.conflicts + _switched_off(step_, request.force)
     return steps
+
+
+def _every_hook(step: ConfigStep) -> str:
+    """What a switch turns off: the hooks of its file, or of the vendor (a settings file's)."""
+    return f"every hook of {step.profile.vendor.display}" if step.settings else \
+        "every hook in this file"
 
 
 def _switched_off(step: ConfigStep, force: bool) -> list[str]:
@@ -154,9 +189,9 @@ def _switched_off(step: ConfigStep, force: bool) -> list[str]:
     turns it on only when forced, and says so either way."""
     if not step.outcome.switches or force:
         return []
-    return [f"{step.path}: {', '.join(step.outcome.switches)} is false, which switches off every "
-            "hook in this file, yours too; pass --force to turn it on (your own hooks there then "
-            "run again as well)"]
+    return [f"{step.path}: {', '.join(step.outcome.switches)} is false, which switches off "
+            f"{_every_hook(step)}, yours too; pass --force to turn it on (your own hooks there "
+            "then run again as well)"]
 
 
 def show_dry_run(steps: InstallSteps, echo: Echo) -> None:
@@ -188,12 +223,12 @@ def _stage(steps: InstallSteps, ledger: Ledger, backups: Backups) -> int:
     written = 0
     journal = backups.journal
     for step in steps.scripts:
-        replaced = _backup_script(step, ledger.files.get(step.rel), backups)
+        replaced = _backup_script(step, ledger.files.get(step.key), backups)
         if step.changed:
             ledger.created_dirs += [str(p) for p in journal.make_dirs(step.target.parent)]
             journal.write(step.target, step.data, SCRIPT_MODE, keep_mode=False)
             written += 1
-        ledger.files[step.rel] = StagedFile(sha256=sha256(step.data), replaced=replaced)
+        ledger.files[step.key] = StagedFile(sha256=sha256(step.data), replaced=replaced)
     staged.apply(steps.stale, ledger, backups)
     staged.prune_dirs(steps.stale, ledger, journal)
     return written
@@ -204,9 +239,11 @@ def _record(request: Request, step: ConfigStep, old: ConfigRecord | None, saved:
     outcome = step.outcome
     units = [UnitRecord(key=u.key, sha256=u.sha256) for u in outcome.units]
     commands = step.wanted.commands
+    scripts = "" if request.stage == request.homes.harness else str(request.stage)
     if old is None or step.before is None:
         return ConfigRecord(
-            vendor=step.profile.id, scope=request.scope, format=formats.shape(step.profile),
+            vendor=step.profile.id, scope=request.scope,
+            format=formats.shape(step.profile, step.settings), scripts=scripts,
             created_file=step.before is None,
             pre_sha256=None if step.before is None else sha256(step.before),
             original=saved if step.changed else None, post_sha256=sha256(step.after),
@@ -214,7 +251,7 @@ def _record(request: Request, step: ConfigStep, old: ConfigRecord | None, saved:
             created=ledgers.as_paths(outcome.created), created_dirs=dirs)
     untouched = step.before is not None and sha256(step.before) == old.post_sha256
     return old.model_copy(update={
-        "original": old.original if untouched else None,
+        "original": old.original if untouched else None, "scripts": scripts,
         "post_sha256": sha256(step.after), "units": units, "commands": commands,
         "switches": sorted(set(old.switches) | set(outcome.switches)),
         "created": old.created + [p for p in ledgers.as_paths(outcome.created)
@@ -237,9 +274,12 @@ def _configure(request: Request, steps: InstallSteps, ledger: Ledger, backups: B
 
 
 def _summary(step: ConfigStep) -> str:
-    what = "hook entries merged" if step.changed else "unchanged"
-    switched = (f"; turned on {', '.join(step.outcome.switches)} (it was false: every hook in "
-                "this file runs again, yours too)") if step.outcome.switches else ""
+    merged = "hook entries merged"
+    if step.settings:
+        merged = "hook entries of an older install moved out" if step.outcome.moved else "updated"
+    what = merged if step.changed else "unchanged"
+    switched = (f"; turned on {', '.join(step.outcome.switches)} (it was false: "
+                f"{_every_hook(step)} runs again, yours too)") if step.outcome.switches else ""
     return f"{step.profile.id}: {step.path}: {what}{switched}"
 
 
@@ -266,7 +306,7 @@ def apply(request: Request, steps: InstallSteps, ledger: Ledger, journal: Journa
     backups = Backups(harness, journal)
     written = _stage(steps, ledger, backups)
     gone = f", {len(steps.stale)} no longer in the spec removed" if steps.stale else ""
-    echo(f"staged {len(steps.scripts)} scripts under {harness / 'bin'} ({written} written{gone})")
+    echo(f"staged {len(steps.scripts)} scripts under {request.stage / 'bin'} ({written} written{gone})")
     _configure(request, steps, ledger, backups, echo)
     save_ledger(ledger, harness, backups)
     echo(f"ledger: {ledgers.ledger_path(harness)}")
@@ -314,15 +354,21 @@ def install(plan: Plan, where: Homes, names: tuple[str, ...], scope: Scope, proj
 def check_home(request: Request) -> None:
     """The harness home (its env var may move it) is not, and does not hold, a config directory
     of a vendor being wired: the last uninstall takes the home away."""
-    harness = request.homes.harness
     for profile in request.profiles:
-        folder = request.config_path(profile).parent
-        if folder == harness or harness in folder.parents:
-            what = "is" if folder == harness else "holds"
-            env = request.loaded.spec.harness.home_env
-            raise HookshapeError(f"{harness}: the harness home {what} the config directory of "
-                                 f"{profile.vendor.display} ({folder}); the last uninstall takes "
-                                 f"the home away: set {env} to a directory of its own")
+        settings = request.settings_path(profile)
+        for folder in dict.fromkeys([request.config_path(profile).parent,
+                                     *([settings.parent] if settings else [])]):
+            _not_in_home(request, profile, folder)
+
+
+def _not_in_home(request: Request, profile: Profile, folder: Path) -> None:
+    harness = request.homes.harness
+    if folder == harness or harness in folder.parents:
+        what = "is" if folder == harness else "holds"
+        env = request.loaded.spec.harness.home_env
+        raise HookshapeError(f"{harness}: the harness home {what} the config directory of "
+                             f"{profile.vendor.display} ({folder}); the last uninstall takes "
+                             f"the home away: set {env} to a directory of its own")
 
 
 def run(request: Request, plan: Plan, echo: Echo) -> int:

@@ -1,7 +1,8 @@
 """The install ledger (JSON under the harness home): what every install wrote, so uninstall can
 be an exact reversal and a reinstall can tell its own entries from a user's edit.
 
-Per staged script: its sha256 and, when it replaced a file, where that file's backup is.
+Per staged script (keyed by its path under the harness home, or by its absolute path when a
+project holds it): its sha256 and, when it replaced a file, where that file's backup is.
 Per config file: the sha256 of its bytes before the first install (and the backup holding
 them, while the file has changed only through hookshape), the sha256 after the last install,
 the hash of each managed unit written, the switches the install turned on, the JSON members
@@ -40,6 +41,7 @@ class ConfigRecord(_Model):
     vendor: str
     scope: str
     format: str
+    scripts: str = ""  # where the entries' scripts are staged ("": the harness home)
     created_file: bool
     pre_sha256: str | None  # None: the file did not exist
     original: str | None  # backup of the pre-install bytes; None once the user edited the file
@@ -74,6 +76,16 @@ class Ledger(_Model):
 
     def empty(self) -> bool:
         return not self.files and not self.configs
+
+
+def staged_at(harness_home: Path, key: str) -> Path:
+    """Where a staged script of the ledger is (its key: relative to the harness home, or absolute)."""
+    return harness_home / key
+
+
+def scripts_of(harness_home: Path, record: ConfigRecord) -> Path:
+    """Where the scripts a config's entries run are staged."""
+    return Path(record.scripts) if record.scripts else harness_home
 
 
 def ledger_path(harness_home: Path) -> Path:

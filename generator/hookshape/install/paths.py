@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
 
 from hookshape.errors import HookshapeError
+from hookshape.plan.homes import Scope as Scope
 from hookshape.spec.profiles import Profile
-
-Scope = Literal["user", "project"]
 
 
 def expand(raw: str, home: Path, project: Path) -> Path:
@@ -26,6 +24,21 @@ def config_path(profile: Profile, scope: Scope, home: Path, project: Path, name:
     if not raw:
         raise HookshapeError(f"{profile.id}: the vendor profile has no {scope} config path")
     return expand(raw.replace("{name}", name), home, project)
+
+
+def settings_path(profile: Profile, scope: Scope, home: Path, project: Path, name: str) -> Path | None:
+    """The vendor's settings file beside its hooks file in a scope (switches, trust records;
+    None: the hooks file holds them, or the scope has none)."""
+    settings = profile.config.settings
+    raw = None if settings is None else settings.user_path if scope == "user" else settings.project_path
+    return expand(raw.replace("{name}", name), home, project) if raw else None
+
+
+def records_path(profile: Profile, home: Path, project: Path, name: str) -> Path:
+    """The user file the vendor keeps its trust records in: its user settings file, else its
+    user hooks config."""
+    found = settings_path(profile, "user", home, project, name)
+    return found or config_path(profile, "user", home, project, name)
 
 
 def also_read(profile: Profile, home: Path, project: Path) -> list[Path]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookshape.errors import HookshapeError
-from hookshape.install.paths import Scope, config_path, project_dir
+from hookshape.install.paths import Scope, config_path, project_dir, settings_path
 from hookshape.plan.homes import Homes, homes
 from hookshape.spec.load import Loaded
 from hookshape.spec.profiles import Profile
@@ -28,6 +28,24 @@ class Request:
 
     def config_path(self, profile: Profile) -> Path:
         return config_path(profile, self.scope, self.homes.user, self.project, self.loaded.spec.harness.name)
+
+    def settings_path(self, profile: Profile) -> Path | None:
+        """The vendor's settings file beside its hooks file in this scope (None: it has none)."""
+        return settings_path(profile, self.scope, self.homes.user, self.project,
+                             self.loaded.spec.harness.name)
+
+    @property
+    def stage(self) -> Path:
+        """Where the scripts go: the harness home, or at project scope the project's folder of
+        them (harness.project_dir), which the project commits."""
+        if self.scope == "project":
+            return self.project / self.loaded.spec.harness.project_dir
+        return self.homes.harness
+
+    def file_key(self, rel: str) -> str:
+        """A staged script's key in the ledger: its path under the harness home, or the absolute
+        path of one staged elsewhere (in a project)."""
+        return rel if self.stage == self.homes.harness else str(self.stage / rel)
 
 
 def pick(loaded: Loaded, names: tuple[str, ...], enabled_only: bool = True) -> list[Profile]:
@@ -52,33 +70,49 @@ def pick(loaded: Loaded, names: tuple[str, ...], enabled_only: bool = True) -> l
 
 def make(loaded: Loaded, names: tuple[str, ...], scope: Scope, project: Path | None,
          home: Path | None, force: bool = False, dry_run: bool = False,
-         env: Mapping[str, str] | None = None, enabled_only: bool = True) -> Request:
+         env: Mapping[str, str] | None = None, enabled_only: bool = True,
+         named: bool | None = None, runs: bool = True) -> Request:
     where = homes(loaded.spec, home, os.environ if env is None else env)
-    return make_at(loaded, names, scope, project, where, force, dry_run, enabled_only)
+    return make_at(loaded, names, scope, project, where, force, dry_run, enabled_only, named, runs)
 
 
 def make_at(loaded: Loaded, names: tuple[str, ...], scope: Scope, project: Path | None,
             where: Homes, force: bool = False, dry_run: bool = False,
-            enabled_only: bool = True) -> Request:
-    """The request for homes already resolved (those a plan was made for)."""
-    profiles, skipped = in_scope(pick(loaded, names, enabled_only), scope, bool(names))
+            enabled_only: bool = True, named: bool | None = None, runs: bool = True) -> Request:
+    """The request for homes already resolved (those a plan was made for). `named`: the vendors
+    were named by the user (default: when any are given), so one this scope leaves out is an
+    error; `runs`: at project scope, only the vendors that can run a project's setup."""
+    chosen = pick(loaded, names, enabled_only)
+    profiles, skipped = in_scope(chosen, scope, bool(names) if named is None else named, runs)
     return Request(loaded=loaded, profiles=profiles, scope=scope, homes=where,
                    project=project_dir(project), force=force, dry_run=dry_run, skipped=skipped)
 
 
-def in_scope(profiles: list[Profile], scope: Scope, named: bool) -> tuple[list[Profile], list[str]]:
-    """The profiles with a config file in this scope, and a note for each left out (a vendor named
-    on the command line without one is an error)."""
+def _left_out(p: Profile, scope: Scope, runs: bool) -> str:
+    """Why this scope leaves the vendor out ("" when it does not)."""
+    raw = p.config.user_path if scope == "user" else p.config.project_path
+    if scope == "project" and runs and p.project.cannot:
+        return f"{p.id}: {p.vendor.display} cannot run a project's setup: {p.project.cannot}"
+    if not raw:
+        return (f"{p.id}: {p.vendor.display} reads hooks from no {scope} config file (its user "
+                f"config: {p.config.user_path})")
+    return ""
+
+
+def in_scope(profiles: list[Profile], scope: Scope, named: bool,
+             runs: bool = True) -> tuple[list[Profile], list[str]]:
+    """The profiles with a config file in this scope (at project scope, with `runs`, only those
+    that can run a project's setup), and a note for each left out (a vendor named on the
+    command line is an error instead)."""
     keep, notes = [], []
     for p in profiles:
-        raw = p.config.user_path if scope == "user" else p.config.project_path
-        if raw:
+        note = _left_out(p, scope, runs)
+        if not note:
             keep.append(p)
-            continue
-        note = f"{p.id}: {p.vendor.display} reads hooks from no {scope} config file"
-        if named:
-            raise HookshapeError(note + f" (its user config: {p.config.user_path})")
-        notes.append(note + ": skipped")
+        elif named:
+            raise HookshapeError(note)
+        else:
+            notes.append(note + ": skipped")
     return keep, notes
 
 

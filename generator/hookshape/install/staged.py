@@ -12,25 +12,26 @@ from hookshape.edit.managed import sha256
 from hookshape.install import fsops
 from hookshape.install.backups import Backups
 from hookshape.install.journal import Journal
-from hookshape.install.ledger import Ledger
+from hookshape.install.ledger import Ledger, staged_at
 
 
 @dataclass
 class Unstage:
-    rel: str
+    rel: str  # the ledger's key
     target: Path
     before: bytes | None
     restore: bytes | None  # the file our script replaced, if any
 
 
 def plan(harness: Path, ledger: Ledger, keep: Container[str], force: bool,
-         verb: str) -> tuple[list[Unstage], list[str]]:
-    """Every recorded script not in `keep`, and the edited ones as conflicts."""
+         verb: str, root: Path | None = None) -> tuple[list[Unstage], list[str]]:
+    """Every recorded script not in `keep` (only those staged under `root`, when given), and
+    the edited ones as conflicts."""
     out, clash = [], []
     for rel, record in sorted(ledger.files.items()):
-        if rel in keep:
+        target = staged_at(harness, rel)
+        if rel in keep or (root is not None and not target.is_relative_to(root)):
             continue
-        target = harness / rel
         before = fsops.read(target)
         if before is not None and sha256(before) != record.sha256 and not force:
             clash.append(f"{target}: a staged script was edited since the install "
@@ -59,8 +60,11 @@ def apply(steps: list[Unstage], ledger: Ledger, backups: Backups) -> None:
 
 def prune_dirs(steps: list[Unstage], ledger: Ledger, journal: Journal) -> None:
     """Directories installs made that the scripts taken away leave empty (a renamed
-    tentacle_dir) go too."""
+    tentacle_dir, a project's folder of scripts and its parents) go too; the harness home and
+    its parents are the last uninstall's."""
     ours = {Path(d) for d in ledger.created_dirs}
-    folders = {s.target.parent for s in steps} & ours
+    home = Path(ledger.harness_home)
+    folders = {d for d in ours for s in steps
+               if s.target.is_relative_to(d) and not home.is_relative_to(d)}
     journal.remove_dirs(sorted(folders))
     ledger.created_dirs = [d for d in ledger.created_dirs if Path(d).exists()]

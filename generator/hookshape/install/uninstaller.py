@@ -8,6 +8,7 @@ read-only config unless forced, and it is all or nothing (journal.transact)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ class Revert:
     after: bytes | None  # None: the file goes (or stays gone)
     how: str
     heir: heirs.Heir | None = None  # another harness whose entries stay in the file
+    settings: bool = False  # the vendor's settings file beside its hooks file
 
     @property
     def changed(self) -> bool:
@@ -71,16 +73,18 @@ def _restorable(harness: Path, record: ConfigRecord, before: bytes) -> tuple[boo
 
 
 def _revert(request: Request, ledger: Ledger, profile: Profile, path: Path,
-            record: ConfigRecord) -> tuple[Revert, list[str]]:
+            record: ConfigRecord, settings: bool = False) -> tuple[Revert, list[str]]:
     target = real(path)
     before = fsops.read(target)
     if before is None:
-        return Revert(profile, path, target, None, None, "already gone"), []
+        return Revert(profile, path, target, None, None, "already gone", settings=settings), []
     exact, original = _restorable(request.homes.harness, record, before)
     if exact:
         how = "removed the file install created" if original is None else \
             "restored the pre-install bytes"
-        return Revert(profile, path, target, before, original, how), []
+        return Revert(profile, path, target, before, original, how, settings=settings), []
+    if settings:
+        return _revert_settings(request, profile, path, target, before, record)
     own = owner(request.loaded.spec, ledger.commands())
     text = decode(before, path)
     found = commands(formats.data(profile, text, path), profile.config.handler.command)
@@ -96,27 +100,57 @@ def _revert(request: Request, ledger: Ledger, profile: Profile, path: Path,
     return Revert(profile, path, target, before, after, how, heir), outcome.conflicts
 
 
-def _selected(request: Request, ledger: Ledger) -> list[tuple[Profile, Path, ConfigRecord]]:
+def _revert_settings(request: Request, profile: Profile, path: Path, target: Path, before: bytes,
+                     record: ConfigRecord) -> tuple[Revert, list[str]]:
+    """A settings file the user changed since: any block of ours out, our switches back off."""
+    outcome = formats.unsettle(request.loaded.spec, profile, decode(before, path), path,
+                               record.known(), request.force)
+    after: bytes | None = outcome.text.encode()
+    if record.created_file and formats.settings_empty(profile, outcome.text):
+        after = None
+    return (Revert(profile, path, target, before, after, "turned back what install changed",
+                   settings=True), outcome.conflicts)
+
+
+def _selected(request: Request,
+              ledger: Ledger) -> list[tuple[Profile, Path, ConfigRecord, bool]]:
+    """The recorded configs of the request's vendors in its scope: each hooks file, then the
+    settings file beside it."""
     found = []
     for profile in request.profiles:
-        path = request.config_path(profile)
-        record = ledger.configs.get(str(path))
-        if record is not None:
-            found.append((profile, path, record))
+        settings = request.settings_path(profile)
+        for path, is_settings in [(request.config_path(profile), False),
+                                  *([(settings, True)] if settings else [])]:
+            record = ledger.configs.get(str(path))
+            if record is not None:
+                found.append((profile, path, record, is_settings))
     return found
+
+
+def _roots_freed(request: Request, ledger: Ledger, chosen: list[Path]) -> Sequence[Path | None]:
+    """Where the scripts that no config runs after this uninstall are staged (None: all of them,
+    once no config is left)."""
+    harness = request.homes.harness
+    left = [r for p, r in ledger.configs.items() if Path(p) not in chosen]
+    if not left:
+        return [None]
+    used = {ledgers.scripts_of(harness, r) for r in left}
+    freed = {ledgers.scripts_of(harness, ledger.configs[str(p)]) for p in chosen} - used
+    return list(sorted(freed))
 
 
 def compute(request: Request, ledger: Ledger) -> RemovalSteps:
     steps = RemovalSteps()
     chosen = _selected(request, ledger)
-    for profile, path, record in chosen:
-        revert, clash = _revert(request, ledger, profile, path, record)
+    for profile, path, record, is_settings in chosen:
+        revert, clash = _revert(request, ledger, profile, path, record, is_settings)
         check_writable(revert.target, revert.changed, request.force)
         steps.reverts.append(revert)
         steps.conflicts += clash
-    if len(chosen) == len(ledger.configs):
-        steps.unstage, clash = staged.plan(request.homes.harness, ledger, (), request.force,
-                                           "removes")
+    for root in _roots_freed(request, ledger, [path for _, path, _, _ in chosen]):
+        unstage, clash = staged.plan(request.homes.harness, ledger, (), request.force,
+                                     "removes", root)
+        steps.unstage += unstage
         steps.conflicts += clash
     return steps
 
@@ -157,6 +191,7 @@ def _apply_reverts(steps: RemovalSteps, ledger: Ledger, harness: Path, backups: 
 
 def _apply_unstage(steps: RemovalSteps, ledger: Ledger, backups: Backups, echo: Echo) -> None:
     staged.apply(steps.unstage, ledger, backups)
+    staged.prune_dirs(steps.unstage, ledger, backups.journal)
     if steps.unstage:
         echo(f"removed {len(steps.unstage)} scripts from {steps.unstage[0].target.parent}")
 

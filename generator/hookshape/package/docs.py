@@ -26,8 +26,9 @@ def _install(loaded: Loaded, profile: Profile, plugin: Plugin) -> list[str]:
     lines = ["```sh", *(text(line, fields) for line in plugin.install), "```", ""]
     cfg = profile.config
     if cfg.enable_switch:
+        where = cfg.settings.user_path if cfg.settings is not None else cfg.user_path
         lines += [f"Older versions of {profile.vendor.display} run hooks only with "
-                  f"`{cfg.enable_switch} = true` in `{cfg.user_path}`.", ""]
+                  f"`{cfg.enable_switch} = true` in `{where}`.", ""]
     for note in plugin.notes:
         lines += [text(note, fields), ""]
     return lines

@@ -77,6 +77,8 @@ def _merge_step(loaded: Loaded, vid: str, filename: str) -> str:
         if cfg.extras:
             how += " (and add " + ", ".join(f"`{k}`" for k in cfg.extras) + " where missing)"
     switch = _switch_note(cfg.enable_switch, list(cfg.legacy_switches))
+    if switch and cfg.settings is not None:
+        switch += f" in `{cfg.settings.user_path}`"
     if switch:
         how += f"; {switch}"
     return f"- **{profile.vendor.display}** (`{vid}`): {how}."

@@ -9,6 +9,7 @@ from typing import Any
 
 from hookshape import __version__
 from hookshape.errors import SpecError
+from hookshape.plan.awklib import trim
 from hookshape.plan.capabilities import Cell, table, to_json, to_markdown
 from hookshape.plan.configs import render_config
 from hookshape.plan.entries import HookEntry, entries
@@ -88,7 +89,7 @@ def script_artifacts(loaded: Loaded) -> list[Artifact]:
     for t in loaded.spec.gates():
         out += job_artifacts(loaded, t)
     if out:
-        out.append(awk_lib_artifact(loaded))
+        out.append(awk_lib_artifact(loaded, out))
     return out + hook_file_artifacts(loaded)
 
 
@@ -109,11 +110,15 @@ def tentacle_artifacts(loaded: Loaded, t: Tentacle) -> list[Artifact]:
                          context(loaded.spec, loaded.vendors, t))]
 
 
-def awk_lib_artifact(loaded: Loaded) -> Artifact:
+def awk_lib_artifact(loaded: Loaded, beside: list[Artifact]) -> Artifact:
     """The awk library every awk program runs behind (awk -f lib.awk -f <program>): the JSON
     parser and every fragment two or more programs share, rendered from the spec alone (no
-    role: each program says at its start which event it is)."""
-    return awk_artifact(loaded, awk_lib_path(loaded), f"{AWK_LIB}.jinja", spec_context(loaded.spec, loaded.vendors))
+    role: each program says at its start which event it is), cut to the functions the awk
+    programs among `beside` reach (awk compiles all it is given, on every run)."""
+    body = render_template(f"{AWK_LIB}.jinja", spec_context(loaded.spec, loaded.vendors))
+    programs = [a.data.decode() for a in beside if a.path.endswith(".awk")]
+    body = trim(body, programs).rstrip("\n") + "\n"
+    return Artifact(awk_lib_path(loaded), DATA, with_header(loaded, body, shebang=False).encode())
 
 
 def hook_file_artifacts(loaded: Loaded) -> list[Artifact]:

@@ -104,11 +104,38 @@ def to_more(profiles: list[Profile]) -> str:
     return "\n".join(_table(head, rows)) + "\n"
 
 
+def _path(text: str) -> str:
+    return f"`{text}`" if text else ""
+
+
 def to_places(profiles: list[Profile]) -> str:
-    head = ["vendor", "confidence", "user config", "project config", "timeout unit", "matcher"]
-    rows = [[p.vendor.display, p.vendor.confidence, f"`{p.config.user_path}`", f"`{p.config.project_path}`",
-             p.config.timeout_unit, p.matcher.syntax] for p in profiles]
+    head = ["vendor", "confidence", "user config", "project config", "settings beside it",
+            "timeout unit", "matcher"]
+    rows = [[p.vendor.display, p.vendor.confidence, _path(p.config.user_path),
+             _path(p.config.project_path),
+             ", ".join(_path(x) for x in (p.config.settings.user_path, p.config.settings.project_path) if x)
+             if p.config.settings else "", p.config.timeout_unit, p.matcher.syntax] for p in profiles]
     return "\n".join(_table(head, rows)) + "\n"
+
+
+def to_project(profiles: list[Profile]) -> str:
+    """Whether each vendor runs a setup committed with a project, how its commands name the
+    project, and what each user does first."""
+    head = ["vendor", "runs a committed setup", "command", "runs it with", "each user first",
+            "source"]
+    rows = []
+    for p in profiles:
+        setup = p.project
+        if setup.cannot:
+            rows.append([p.vendor.display, f"no: {setup.cannot}", "", "", "", ""])
+            continue
+        command = f'`"{setup.root}/<project_dir>/bin/<gate>"`'
+        rows.append([p.vendor.display, "yes", command, f"`{' '.join(setup.shell)}`",
+                     setup.needs or "nothing", f"{setup.source}; {setup.date}"])
+    intro = ("`hookshape install --scope project` puts the scripts in the project "
+             "(`harness.project_dir`) and writes each command through the vendor's own way of "
+             "naming the project, so a clone elsewhere runs them with nothing to install.\n\n")
+    return intro + "\n".join(_table(head, rows)) + "\n"
 
 
 def to_facts(profiles: list[Profile]) -> str:
@@ -132,6 +159,7 @@ def to_doc(profiles: list[Profile]) -> str:
                  "the gate detaches them), and the events a hook may name as `<vendor>:<Event>`.\n\n"
                  + to_more(profiles)),
                 ("Where hooks live", to_places(profiles)),
+                ("A setup committed with a project", to_project(profiles)),
                 ("Facts and their sources", to_facts(profiles))]
     body = "".join(f"\n## {title}\n\n{text}" for title, text in sections)
     return (DOC_HEAD + body).rstrip("\n") + "\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hookshape.plan.homes import Scope
 from hookshape.plan.matchers import group_matcher, matcher
 from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile
@@ -37,17 +38,29 @@ def dq_escape(text: str) -> str:
     return text
 
 
+def project_reference(spec: Spec, profile: Profile) -> str:
+    """The folder of a project setup's scripts as the vendor's command names it: the project's
+    root the way the vendor gives it (`${CLAUDE_PROJECT_DIR}`, `$(git rev-parse ...)`), then
+    the spec's project_dir (`.../.hookshape/<name>`)."""
+    return f"{profile.project.root}/{dq_escape(spec.harness.project_dir)}"
+
+
 def gate_command(spec: Spec, profile: Profile, home: str, gate: str) -> str:
     """The configured command, double-quoted. `home` is the `$HOME/...` reference in dist/
-    (expanded by the vendor's shell) or an absolute path when installed (escaped, so any path
-    survives `sh -c` as data)."""
-    base = home if home == home_reference(spec) else dq_escape(home)
+    (expanded by the vendor's shell), a project setup's reference (the vendor expands it), or
+    an absolute path when installed (escaped, so any path survives `sh -c` as data)."""
+    raw = home in (home_reference(spec), project_reference(spec, profile))
+    base = home if raw else dq_escape(home)
     return f'{spec.harness.provider_env}={profile.id} "{base}/bin/{dq_escape(gate)}"'
 
 
-def entries(spec: Spec, profile: Profile, home: str | None = None) -> list[HookEntry]:
+def entries(spec: Spec, profile: Profile, home: str | None = None,
+            scope: Scope = "user") -> list[HookEntry]:
     """Registered hook entries for one vendor, in role order. Roles the vendor has no event for
-    are left out (see CAPABILITIES)."""
+    are left out (see CAPABILITIES). At project scope the commands run the project's scripts
+    through the vendor's way of naming the project (its [project] root)."""
+    if scope == "project":
+        home = project_reference(spec, profile)
     base = home if home is not None else home_reference(spec)
     timeout = profile.timeout(spec.vendors[profile.id].timeout_ms)
     found = []

@@ -9,10 +9,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from hookshape.spec.model import Spec
 
 HOME_ENV = "HOOKSHAPE_HOME"
+# Where an install goes: the user's own configs (scripts under the harness home), or a
+# project's (scripts in the project, committed with it; the harness home keeps the state).
+Scope = Literal["user", "project"]
 
 
 @dataclass(frozen=True)

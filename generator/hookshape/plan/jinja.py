@@ -149,6 +149,30 @@ def fail_code(spec: Spec) -> int:
     return codes(spec)["fail"]
 
 
+def vendor_configs(spec: Spec, vendors: list[Profile]) -> tuple[list[str], list[str]]:
+    """The hook configs of the enabled vendors that protect guards when the spec asks for it
+    (Spec.protects_vendor_configs), with the settings file beside a hooks file: those in the
+    user's home (relative to it) and those of any project (matched by their tail); each once, in
+    profile order."""
+    if not spec.protects_vendor_configs():
+        return [], []
+    user: list[str] = []
+    project: list[str] = []
+    for v in vendors:
+        settings = v.config.settings  # its switches, trust records (and Codex: inline hooks)
+        beside = (settings.user_path, settings.project_path) if settings else ()
+        for path in (v.config.user_path, v.config.project_path, *v.config.also_read, *beside):
+            path = path.replace("{name}", spec.harness.name)
+            if not path:
+                continue
+            home = path.startswith("~/")
+            dest = user if home else project
+            entry = path[2:] if home else path
+            if entry not in dest:
+                dest.append(entry)
+    return user, project
+
+
 def spec_context(spec: Spec, vendors: list[Profile]) -> dict[str, Any]:
     """What a template that belongs to no one tentacle sees (the awk library of bin/<tentacle_dir>)."""
     prefix = spec.harness.prefix
@@ -166,6 +190,7 @@ def spec_context(spec: Spec, vendors: list[Profile]) -> dict[str, Any]:
         "raw_events": list(dict.fromkeys((g.role, *g.raw) for g in spec.groups() if g.raw)),
         "tool_events": sorted(TOOL_EVENTS),
         "adapters": bool(spec.groups()),
+        "vendor_configs": vendor_configs(spec, vendors),
     }
 
 

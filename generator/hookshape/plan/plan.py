@@ -23,7 +23,8 @@ from hookshape.plan.artifacts import (
 )
 from hookshape.plan.capabilities import Cell, table
 from hookshape.plan.entries import HookEntry, entries, home_reference
-from hookshape.plan.wiring import Want, wiring
+from hookshape.plan.homes import Scope
+from hookshape.plan.wiring import Want, settings_wiring, wiring
 from hookshape.spec.load import Loaded
 from hookshape.spec.profiles import Profile
 
@@ -36,41 +37,47 @@ class VendorPlan:
     profile: Profile
     entries: tuple[HookEntry, ...]
     want: Want
+    settings: Want | None = None  # what its settings file beside the hooks file must carry
 
 
 @dataclass(frozen=True)
 class Plan:
     loaded: Loaded
-    home: str  # the harness home the vendor entries run the gates from
+    home: str  # the harness home (state, ledger); user scope: the vendor entries run the gates there
     artifacts: tuple[Artifact, ...]  # dist/, by path, MANIFEST included
     scripts: tuple[Artifact, ...]  # the part of it install stages: the files under bin/
     vendors: dict[str, VendorPlan]  # the enabled vendors, in the spec's order
     capabilities: tuple[Cell, ...]
+    scope: Scope = "user"  # project: the entries run the scripts a project holds
 
 
 def build(loaded: Loaded, home: Path | None = None, scripts: list[Artifact] | None = None,
-          source: Path | None = None) -> Plan:
+          source: Path | None = None, scope: Scope = "user") -> Plan:
     """The plan of a spec for a harness home (None: the portable `$HOME/<home>` of dist/).
     `scripts`: the bin/ files of an already rendered tree (`source`, checked to hold every file
-    of every gate) instead of rendering them here."""
+    of every gate) instead of rendering them here. At project scope the vendor entries run the
+    scripts inside the project (each vendor naming the project its own way); the vendors that
+    cannot run a project's setup are left out."""
     if scripts is None:
         scripts = script_artifacts(loaded)
     else:
         check_complete(loaded, scripts, source or Path("."))
     base = home_reference(loaded.spec) if home is None else str(home)
-    vendors = {p.id: vendor_plan(loaded, p, base) for p in loaded.vendors}
+    vendors = {p.id: vendor_plan(loaded, p, base, scope) for p in loaded.vendors
+               if scope == "user" or p.project.root}
     cells = table(loaded)
     arts = list(scripts) + [config_artifact(loaded, v.profile, list(v.entries))
                             for v in vendors.values()]
     arts += capability_artifacts(loaded, cells)
     arts.append(manifest(loaded, arts))
     return Plan(loaded, base, tuple(sorted(arts, key=lambda a: a.path)),
-                tuple(sorted(scripts, key=lambda a: a.path)), vendors, tuple(cells))
+                tuple(sorted(scripts, key=lambda a: a.path)), vendors, tuple(cells), scope)
 
 
-def vendor_plan(loaded: Loaded, profile: Profile, home: str) -> VendorPlan:
-    found = entries(loaded.spec, profile, home=home)
-    return VendorPlan(profile, tuple(found), wiring(loaded.spec, profile, found))
+def vendor_plan(loaded: Loaded, profile: Profile, home: str, scope: Scope = "user") -> VendorPlan:
+    found = entries(loaded.spec, profile, home=home, scope=scope)
+    return VendorPlan(profile, tuple(found), wiring(loaded.spec, profile, found),
+                      settings_wiring(loaded.spec, profile))
 
 
 def check_complete(loaded: Loaded, scripts: list[Artifact], source: Path) -> None:

@@ -55,6 +55,7 @@ Rule = Callable[[Basis], Any]
 HARNESS: dict[str, Rule] = {
     "home_env": lambda b: f"{b.env}_HOME",
     "home_default": lambda b: f"~/.{b.name}",
+    "project_dir": lambda b: f".hookshape/{b.name}",
     "provider_env": lambda b: f"{b.env}_HOOK_PROVIDER",
     "actor_env": lambda b: f"{b.env}_ACTOR",
     "shell_env": lambda b: f"{b.env}_HOOK_SHELL",
@@ -78,7 +79,9 @@ HALT: dict[str, Rule] = {
                          "busybox", "eval", "source"],
     "decoders": lambda b: ["base64", "base32", "basenc", "xxd", "openssl", "uudecode", "gpg",
                            "gunzip", "zcat", "rev", "tr"],
-    "scan_max_bytes": lambda b: 8192,
+    "runners": lambda b: ["ssh", "su", "script", "watch", "tmux", "screen", "parallel", "at", "batch",
+                          "env"],
+    "scan_max_bytes": lambda b: 16384,
     "mcp_servers": lambda b: [b.name],
     "daemon_names": lambda b: [b.name],
     "daemon_verbs": lambda b: ["load", "start", "restart", "kickstart", "bootstrap", "enable", "run"],
@@ -149,6 +152,9 @@ MESSAGES: dict[str, Rule] = {
                                  f"{b.keyword} section holding a table with this header:"),
     "halt_block": lambda b: (f"{b.env} HALT: {{reason}}. The harness CLI and its tools are "
                              "blocked until the operator lifts the halt."),
+    "halt_unread": lambda b: (f"{b.env} HALT: {{reason}}. This command cannot be read without "
+                              "running it during a halt (a variable, substitution, glob or brace "
+                              "in a command name, eval, or quotes left open): write it out plainly."),
     "stop_directive": lambda b: (f"{b.keyword} missing: end this turn with a {b.keyword} "
                                  "section and a table with this header:"),
     "stop_suggest": lambda b: (f"Reminder: this turn ended without a {b.keyword} table. Add "

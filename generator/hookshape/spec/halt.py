@@ -35,6 +35,9 @@ class Halt(Strict):
         "what runs decoded text: with a decoder in one command, blocked under halt"))
     decoders: list[ScriptName] = Field(symbolic("halt", "decoders"), description=(
         "decoders that, with a shell or eval in the same command, are blocked under halt"))
+    runners: list[ScriptName] = Field(symbolic("halt", "runners"), description=(
+        "commands whose arguments (joined) and standard input are shell code: read as shell "
+        "under halt (ssh, su, script, watch, ...)"))
     scan_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(symbolic("halt", "scan_max_bytes"), description=(
         "a longer shell command is blocked under halt without a scan"))
     mcp_servers: list[ScriptName] = Field(symbolic("halt", "mcp_servers"), description=(

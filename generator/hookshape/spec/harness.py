@@ -10,7 +10,7 @@ from pydantic import (
 
 from hookshape.spec import defaults
 from hookshape.spec.defaults import symbolic
-from hookshape.spec.types import EnvName, HomePath, Prefix, RelPath, ScriptName, Strict
+from hookshape.spec.types import EnvName, HomePath, Prefix, ProjectPath, RelPath, ScriptName, Strict
 
 # Where install stages the scripts, under the harness home: gates in bin/, tentacles, adapters and
 # hook files in bin/<tentacle_dir>/.
@@ -26,6 +26,9 @@ class Harness(Strict):
                               description="the env var that moves the harness home")
     home_default: HomePath = Field(symbolic("harness", "home_default"), description=(
         "the harness home when home_env is unset; `~` is the user's home at run time"))
+    project_dir: ProjectPath = Field(symbolic("harness", "project_dir"), description=(
+        "where `install --scope project` puts the scripts, relative to the project's root: the "
+        "folder a team commits with the project (the harness home stays per user)"))
     tentacle_dir: ScriptName = Field("hooks", description=(
         "gates are in <home>/bin, tentacles and hook files in <home>/bin/<tentacle_dir>"))
     state_dir: RelPath = Field(defaults.STATE_DIR, description=(

@@ -16,6 +16,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     "warn": frozenset({"path", "holder"}),
     "block": frozenset({"path", "holder"}),
     "halt_block": frozenset({"reason"}),
+    "halt_unread": frozenset({"reason"}),
     "protect_block": frozenset({"path"}),
     "breaker_notice": frozenset({"phase", "count", "cooldown_s"}),
     "breaker_notice_closed": frozenset({"phase", "count", "cooldown_s"}),
@@ -53,6 +54,8 @@ class Messages(Strict):
         description="an edit past the bounds of the edit gate, blocked under enforce")
     halt_block: Text = Field(symbolic("messages", "halt_block"),
                              description="a call of the harness CLI or its tools under halt")
+    halt_unread: Text = Field(symbolic("messages", "halt_unread"), description=(
+        "a shell command under halt that cannot be read without running it"))
     protect_block: Text = Field(
         "PROTECTED: {path} is a control file of the harness. The agent may not change, move or "
         "remove it; ask the operator.", description="a change of a control file, blocked")

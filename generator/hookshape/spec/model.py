@@ -235,6 +235,13 @@ class Spec(Strict):
         if loose:
             raise ValueError(f"protect.anywhere: must list the dial file(s) {', '.join(loose)}")
 
+    def protects_vendor_configs(self) -> bool:
+        """protect.vendor_configs, or by default: on when the halt is enabled or a hook fails
+        closed (an agent that rewrote the vendor's config would switch either off)."""
+        if self.protect.vendor_configs is not None:
+            return self.protect.vendor_configs
+        return self.halt.enabled or any(h.failure == "closed" for h in self.hooks)
+
     def _state_outside_scripts(self) -> None:
         """The state directories stay out of the scripts' directory: state there would mix with
         the files install stages and the last uninstall takes away."""

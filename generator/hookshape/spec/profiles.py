@@ -104,6 +104,20 @@ class Handler(_Strict):
         "true on the gates of async hooks); \"\": the vendor has none, and the gate detaches them"))
 
 
+class SettingsFile(_Strict):
+    """The vendor's settings file beside a hooks file of its own (Codex: config.toml beside
+    hooks.json): the switches and the trust records live there, and hook entries written there
+    are read too."""
+
+    syntax: Literal["json", "toml"]
+    user_path: str
+    project_path: str = ""
+    hooks: bool = Field(False, description=(
+        "the vendor also reads hook entries there (under [config].root, in [config].layout): "
+        "install moves entries an older install put there into the hooks file"))
+    strict: bool = Field(False, description="a key the vendor does not know fails the file")
+
+
 class ConfigInfo(_Strict):
     """Where the vendor reads hooks, how an entry is shaped there, and the settings around them
     that `doctor` checks. The fields after `timeout_unit` are optional: a profile that leaves one
@@ -129,6 +143,11 @@ class ConfigInfo(_Strict):
     user_path: str
     project_path: str
     timeout_unit: Literal["s", "ms"]
+    # The top-level keys the file may hold ([] = any): another key drops the whole file.
+    root_keys: list[str] = []
+    # The vendor's settings file beside the hooks file, where the switches and trust records
+    # are (none: they are in the hooks file itself).
+    settings: SettingsFile | None = None
     enable_switch: str = ""
     legacy_switches: list[str] = []
     # Files this vendor version also reads hooks from (`~/...` = user home, else the project).
@@ -215,6 +234,11 @@ class ConfigInfo(_Strict):
             raise ValueError("a TOML config takes its entries under a plain root key, with no extras")
         if "{" in self.root and self.root != "{name}":
             raise ValueError("root: a key, \"\" or \"{name}\"")
+        if self.root_keys and self.root not in [*self.root_keys, "", "{name}"]:
+            raise ValueError(f"root_keys: must name the root key {self.root!r}")
+        if self.settings is not None and self.settings.hooks and self.settings.syntax == "toml" \
+                and (not self.root or self.root == "{name}"):
+            raise ValueError("settings: a TOML settings file holds entries under a plain root key")
         return self
 
 
@@ -480,6 +504,38 @@ class Plugin(_Strict):
         return self
 
 
+class ProjectSetup(_Strict):
+    """How the vendor runs a project's own hooks, for a setup a team commits with the project
+    (`install --scope project`): the scripts in the project, each command naming the project's
+    root the way the vendor lets it; or why such a setup cannot run there."""
+
+    root: str = Field("", description=(
+        "shell text that stands for the project's root at the start of a double-quoted command "
+        "path: the vendor's project-dir variable, braced (${CLAUDE_PROJECT_DIR}), or a command "
+        "substitution that finds the root ($(git rev-parse --show-toplevel)); empty with `cannot`"))
+    cannot: str = Field("", description="why a committed setup cannot run on this vendor")
+    shell: list[str] = Field([], description=(
+        "how the vendor runs a hook's command: the argv before the command (bash -c)"))
+    needs: str = Field("", description=(
+        "what each user does once before the vendor runs a project's hooks (trust the folder, "
+        "review the hooks), or \"\""))
+    source: str = ""
+    date: Date | None = None
+
+    @model_validator(mode="after")
+    def _either(self) -> ProjectSetup:
+        if bool(self.root) == bool(self.cannot):
+            raise ValueError("give root, or cannot saying why")
+        if self.root and not (self.shell and self.source and self.date):
+            raise ValueError("root: shell, source and date go with it")
+        if any(c in self.root for c in '"\\`'):
+            raise ValueError("root: it sits inside double quotes: no '\"', '\\' or '`'")
+        return self
+
+
+NO_PROJECT = ProjectSetup(cannot="its profile does not say how the vendor runs a project's hooks")
+
+
 class Profile(_Strict):
     vendor: VendorInfo
     events: Events
@@ -490,6 +546,8 @@ class Profile(_Strict):
     payload: Payload
     plugin: Plugin | None = Field(None, description=(
         "how the vendor ships hooks in a plugin or extension (none: it has no such format)"))
+    project: ProjectSetup = Field(NO_PROJECT, description=(
+        "how the vendor runs a setup committed with a project (or why it cannot)"))
     facts: Annotated[list[Fact], Field(min_length=1)]
     drive: Drive = Field(Drive(cannot="no way to run it offline is known"), description=(
         "how `hookshape verify` runs the CLI (or why it cannot)"))
@@ -509,6 +567,16 @@ class Profile(_Strict):
             raise ValueError("plugin.hooks: " + "; ".join(e["msg"].removeprefix("Value error, ")
                                                           for e in exc.errors())) from None
         return self
+
+    def settings_config(self) -> ConfigInfo | None:
+        """[config] as the settings file has it (its syntax and strictness; the same root and
+        layout), for reading it (None: the vendor has none)."""
+        settings = self.config.settings
+        if settings is None:
+            return None
+        return self.config.model_copy(update={"syntax": settings.syntax, "strict": settings.strict,
+                                              "json_comments": False, "root_keys": [],
+                                              "settings": None})
 
     def plugin_config(self) -> ConfigInfo:
         """[config] as the plugin's hooks file has it (see _plugin_hooks_shape)."""

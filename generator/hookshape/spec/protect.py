@@ -11,6 +11,11 @@ from pydantic import (
 from hookshape.spec.defaults import symbolic
 from hookshape.spec.types import RelPath, ScriptName, Strict
 
+# commands that run the next word of their line as a command (the reader looks through them)
+LAUNCHERS = ("sudo", "doas", "env", "nohup", "setsid", "command", "exec", "builtin", "nice", "ionice",
+             "stdbuf", "unbuffer", "time", "timeout", "chrt", "taskset", "flock", "xargs", "npx",
+             "bunx", "pnpx", "strace", "ltrace", "unshare", "chroot", "busybox", "caffeinate",
+             "chronic", "firejail", "torsocks", "proxychains", "proxychains4", "catchsegv")
 READERS = ("cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "ls", "stat", "wc",
            "diff", "cmp", "file", "test", "md5sum", "sha1sum", "sha256sum", "jq", "echo", "printf",
            "readlink", "realpath", "du", "cd", "pushd")
@@ -26,7 +31,15 @@ class Protect(Strict):
         "matched by their tail in any directory (default: the dial files)"))
     readers: list[ScriptName] = Field(list(READERS), description=(
         "commands that only read the paths they name"))
-    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(8192, description=(
-        "a longer command is scanned for the protected names only, and blocked if it holds one"))
+    launchers: list[ScriptName] = Field(list(LAUNCHERS), description=(
+        "commands that run the command named after them (sudo, env, xargs, timeout, ...): the "
+        "shell reader looks through them for the command that runs"))
+    vendor_configs: bool | None = Field(None, description=(
+        "the enabled vendors' hook configs (their profiles' user and project files, and the "
+        "settings files beside them) are control files too; default: on when halt is enabled or "
+        "a hook fails closed"))
+    scan_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(16384, description=(
+        "a longer command is not read: it is blocked when it holds the harness home's name, its "
+        "env var or a protected name that is no plain lowercase word"))
     echo_max_bytes: Annotated[int, Field(ge=32, le=4096)] = Field(256, description=(
         "the block message shows at most this much of the path"))

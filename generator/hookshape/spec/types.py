@@ -52,6 +52,13 @@ def _inside(value: object) -> object:
     return value
 
 
+def _a_folder(value: object) -> object:
+    """A folder below the base directory, never the base itself (a `.` part)."""
+    if isinstance(value, str) and "." in value.split("/"):
+        raise ValueError(f"{value!r} has a '.' part; name a folder inside the project")
+    return value
+
+
 # Every constrained string type says what it allows in words (its description): validation
 # errors and the JSON schema show these words, never the regex.
 EnvName = Annotated[str, Field(
@@ -65,6 +72,11 @@ RelPath = Annotated[str, Field(
     pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/-]*$",
     description="a relative path: letters, digits, '.', '_', '-' and '/', not starting with '/'"),
     BeforeValidator(_inside)]
+ProjectPath = Annotated[str, Field(
+    pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
+    description="a folder inside the project: letters, digits, '.', '_', '-' and '/', not "
+                "starting with '/'"),
+    BeforeValidator(_a_folder), BeforeValidator(_inside)]
 ScriptName = Annotated[str, Field(
     pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
     description="a command or file name: letters, digits, '.', '_' and '-', starting with a "

@@ -81,6 +81,14 @@ def hook_config(profile: Profile, scratch: Path, name: str) -> Path:
     return in_home(profile.config.user_path.replace("{name}", name), scratch)
 
 
+def records_file(profile: Profile, scratch: Path) -> Path:
+    """The user file inside the scratch home the vendor reads its trust records from (its
+    settings file beside the hooks file, else its hook config)."""
+    settings = profile.config.settings
+    raw = settings.user_path if settings is not None else profile.config.user_path
+    return in_home(raw, scratch)
+
+
 def _values(cli: Cli, scratch: Path, mock_url: str, prompt: str = "") -> dict[str, str]:
     return {"home": str(home_dir(scratch)), "mock": mock_url, "key": MOCK_KEY,
             "model": cli.profile.drive.model, "prompt": prompt}

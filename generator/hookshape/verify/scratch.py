@@ -112,7 +112,7 @@ def prepare(loaded: Loaded, profile: Profile, where: Scratch) -> list[str]:
     install said."""
     said = install(loaded, profile, where)
     ready_gates(loaded, where)
-    trust_all(profile, hook_config(loaded, profile, where))
+    trust_all(profile, hook_config(loaded, profile, where), runner.records_file(profile, where.root))
     for handler in ours(loaded, profile, where)[1]:
         gate = gate_of(loaded, handler)
         if gate is not None and gate.is_file():

@@ -12,13 +12,14 @@ from hookshape.spec.profiles import Profile
 from hookshape.verify.settings import update
 
 
-def trust_all(profile: Profile, config: Path) -> int:
-    """Record trust for every hook of this config file in it (a user config: the vendor reads
-    its trust records there); returns how many."""
+def trust_all(profile: Profile, config: Path, into: Path | None = None) -> int:
+    """Record trust for every hook of this config file in the user file the vendor reads its
+    trust records from (`into`: its settings file; default: the config file itself); returns
+    how many."""
     if not profile.config.trust_hash or not config.is_file():
         return 0
     found = survey.load(profile, config)
     if found.error or not found.handlers:
         return 0
-    update(config, records(profile, found, found.handlers))
+    update(into or config, records(profile, found, found.handlers))
     return len(found.handlers)
