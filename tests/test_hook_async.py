@@ -1,7 +1,7 @@
 """Async observers: `async = true` on a hook of an event that cannot block.
 
 The async hooks of an event run behind a gate of their own. A vendor with a handler key for it
-(Claude Code, Codex, Qwen Code: `async`) runs that gate in the background itself, and the gate
+(Claude Code, Qwen Code: `async`) runs that gate in the background itself, and the gate
 runs its hooks as any other. On every other vendor the gate answers at once, with nothing, and
 runs again in the background on the same event, in a session of its own: its hooks run under
 their deadlines, its run dir is removed when it ends, and nothing they print reaches the vendor's
