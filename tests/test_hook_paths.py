@@ -140,7 +140,8 @@ def test_the_subagent_class_takes_each_vendors_subagent_tools(box: Box, tmp_path
         for tool in prof.tools.subagent:
             (box.marks / "ran").unlink(missing_ok=True)
             args: dict[str, Any] = {"description": "look around", "prompt": "find the fetch helper",
-                                    "subagent_type": "explore", "agent_name": "explore"}
+                                    "subagent_type": "explore", "agent_name": "explore",
+                                    "agent_type": "explore"}
             r = box.run(tree, "pre_tool", raw(tool_doc(vendor, "pre_tool", tool, args, box.project)), vendor)
             assert_allowed(r, vendor, "pre_tool")
             assert box.ran() == ["agents"], (vendor, tool)
@@ -151,9 +152,9 @@ def test_the_subagent_class_takes_each_vendors_subagent_tools(box: Box, tmp_path
         r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "a.py", box.project)), vendor)
         assert_allowed(r, vendor, "pre_tool")
         assert box.ran() == [], vendor
-    # the vendors whose subagent tool names the subagent in its input
+    # every vendor with a subagent tool names the subagent in its input
     assert {v for v in VENDORS if PROFILES[v].payload.subagent_arg} == {
-        "claude", "cursor", "factory", "gemini", "kimi", "qwen"}
+        v for v in VENDORS if PROFILES[v].tools.subagent}
 
 
 # -- vendors = [...] -------------------------------------------------------------------------------

@@ -164,6 +164,24 @@ def test_an_example_with_hook_files_writes_them_beside_the_spec(tmp_path: Path) 
     assert (tmp_path / "out/bin/hooks/goal-gate.d/goal-and-audit/goal.py").is_file()
 
 
+def test_the_divineos_example_starts_a_harness_whose_cases_pass(tmp_path: Path) -> None:
+    """init --example divineos: the spec, its six files beside it (five scripts and the agents'
+    registry), byte for byte, and its cases, which pass there (one vendor here; every vendor and
+    shell in the suite's own run of the example)."""
+    proc = hs("init", "--example", "divineos", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    source = init.examples()["divineos"].parent
+    names = sorted(p.relative_to(source).as_posix() for p in (source / "divineos").iterdir())
+    assert names == ["divineos/agents.txt", "divineos/briefing.py", "divineos/detect.py",
+                     "divineos/divine.py", "divineos/logbook.py", "divineos/recall.py",
+                     "divineos/subagents.py"]
+    for name in names:
+        assert (tmp_path / name).read_bytes() == (source / name).read_bytes(), name
+    ran = hs("test", "--vendor", "claude", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert [line[:4] for line in ran.stdout.splitlines()[:-1]] == ["ok  "] * 9, ran.stdout
+
+
 def test_every_example_ships_its_test_cases() -> None:
     for name, spec in init.examples().items():
         if name != "default":

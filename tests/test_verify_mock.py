@@ -94,6 +94,38 @@ def test_tool_calls_are_validated():
         ToolCall("write")
 
 
+def test_a_subagent_call_is_made_with_each_protocols_subagent_tool(tmp_path):
+    """ToolCall.spawn(type, prompt): the tool each CLI offers to start a subagent, its arguments
+    named after that tool's own schema; a request that offers none is a loud error."""
+    from hookshape.verify.mock import anthropic, gemini, openai_chat, openai_responses
+    from hookshape.verify.mock.wire import Context
+
+    call = ToolCall.spawn("explorer", "map the parser")
+    ctx = Context(Script([call]), tmp_path, "m", 1)
+    assert call.describe() == "subagent 'explorer'"
+    assert anthropic.tool_use(call, ctx) == (
+        "Agent", {"subagent_type": "explorer", "prompt": "map the parser", "description": "a subagent"})
+    decls = {"invoke_agent": {"name": "invoke_agent", "parametersJsonSchema": {
+        "properties": {"agent_name": {}, "prompt": {}}}}}
+    assert gemini.function_call(call, ctx, decls) == {
+        "name": "invoke_agent", "args": {"agent_name": "explorer", "prompt": "map the parser"}}
+    copilot = {"task": {"properties": {"description": {}, "prompt": {}, "agent_type": {}}}}
+    assert openai_chat.tool_call(call, ctx, copilot) == (
+        "task", {"agent_type": "explorer", "prompt": "map the parser", "description": "a subagent"})
+    qwen = {"agent": {"properties": {"subagent_type": {}, "prompt": {}}}}
+    assert openai_chat.tool_call(call, ctx, qwen) == (
+        "agent", {"subagent_type": "explorer", "prompt": "map the parser"})
+    item = openai_responses._tool_item(call, "c1", {"spawn_agent": {"type": "function", "name": "spawn_agent"}})
+    assert (item["name"], json.loads(item["arguments"])) == (
+        "spawn_agent", {"agent_type": "explorer", "message": "map the parser"})
+    with pytest.raises(ScriptError, match="offers no subagent tool"):
+        openai_responses._tool_item(call, "c1", {"exec_command": {"type": "function"}})
+    with pytest.raises(ScriptError, match="offers no subagent tool"):
+        openai_chat.tool_call(call, ctx, {"bash": {}})
+    with pytest.raises(ValueError):
+        ToolCall("subagent", agent_type="explorer")  # no prompt
+
+
 # -- the wire protocols over HTTP -------------------------------------------------
 
 

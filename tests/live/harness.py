@@ -36,6 +36,7 @@ from typing import Any
 from tests import clikit
 from tests.tentaclekit import suffix  # the one copy of the lock key rule (docs/default-harness.md, "Lock keys")
 
+from hookshape.spec.hooks import Group
 from hookshape.spec.load import load
 from hookshape.spec.model import Spec
 from hookshape.verify import runner
@@ -252,11 +253,18 @@ class Setup:
         self.install_output = proc.stdout + proc.stderr
         if proc.returncode != 0:
             raise AssertionError(f"hookshape {' '.join(argv)} failed (exit {proc.returncode}):\n{self.install_output}")
-        jobs = {t.name for t in self.spec.tentacles}  # a gate of user hooks runs them itself
-        for name in self.registered:
-            for path in (self.gate(name), *([self.tentacle(name)] if name in jobs else [])):
-                if not os.access(path, os.X_OK):
-                    raise AssertionError(f"install left no executable {path}:\n{self.install_output}")
+        for unit in self.spec.gates():
+            if not unit.registered:
+                continue
+            # a built-in job has its tentacle script; a group of user hooks, its awk program
+            # (its gate runs the hooks itself)
+            if isinstance(unit, Group):
+                want = [(self.gate(unit.name), os.X_OK), (self.tentacle(f"{unit.name}.awk"), os.R_OK)]
+            else:
+                want = [(self.gate(unit.name), os.X_OK), (self.tentacle(unit.name), os.X_OK)]
+            for path, mode in want:
+                if not os.access(path, mode):
+                    raise AssertionError(f"install left no usable {path}:\n{self.install_output}")
         profile = pinned.profile(self.vendor)
         files = [runner.hook_config(profile, self.scratch, self.spec.harness.name)]
         for path in files:  # Codex runs only hooks a user trusted: trust them as its review would
@@ -463,10 +471,11 @@ class SharedTurn:
 
 
 def named_turn(s: Setup, named: Sequence[tuple[str, ToolCall]], texts: tuple[str, ...],
-               **kw: Any) -> tuple[Turn, list[str], dict[str, str]]:
-    """One turn of these calls in this order, ending with these texts: the turn, the call names
-    and what the model was shown for each (one result per call, in the order of the calls)."""
-    turn = s.turn(Script([call for _, call in named], texts), **kw)
+               text_limit: int = 0, **kw: Any) -> tuple[Turn, list[str], dict[str, str]]:
+    """One turn of these calls in this order, ending with these texts (with `text_limit`, a
+    continuation past that many is refused): the turn, the call names and what the model was
+    shown for each (one result per call, in the order of the calls)."""
+    turn = s.turn(Script([call for _, call in named], texts, text_limit), **kw)
     shown = turn.tool_results()
     calls = [name for name, _ in named]
     assert len(shown) == len(calls), f"results: {shown}\n{turn.why}"

@@ -25,7 +25,8 @@ Expect = Literal["allow", "deny", "ask", "block", "context"]
 EXPECT_EVENTS: dict[str, tuple[str, ...]] = {
     "deny": ("pre_tool", "permission_request"), "ask": ("pre_tool",), "block": ("stop", "subagent_stop")}
 STOP_EVENTS = ("stop", "subagent_stop")
-NEUTRAL = ("tool", "command", "paths", "prompt", "message", "stop_active", "session", "cwd")
+NEUTRAL = ("tool", "command", "paths", "subagent", "tool_input", "prompt", "message", "stop_active",
+           "session", "cwd", "transcript")
 
 CaseName = Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,200}$", description=(
     "the case's name: one line of 1 to 200 characters"))]
@@ -50,16 +51,26 @@ class Case(Strict):
     vendors: list[Word] | None = Field(None, description=(
         "the vendors to send it as (default: every vendor the spec enables)"))
     tool: ToolName | None = Field(None, description=(
-        "pre_tool, post_tool: the call's tool, a class (edit, shell, read), mcp:<server> or a raw "
-        "name (default: shell with a command, edit with paths, else the vendor's example)"))
+        "pre_tool, post_tool: the call's tool, a class (edit, shell, read, subagent), mcp:<server> "
+        "or a raw name (default: shell with a command, edit with paths, subagent with a subagent "
+        "type, else the vendor's example)"))
     command: Value | None = Field(None, description="the shell command of the call")
     paths: list[Annotated[str, Field(pattern=r"^[^\x00]{1,4096}$")]] = Field([], description=(
         "the paths the call edits or reads (relative ones are joined to the cwd by the adapter)"))
+    subagent: Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,200}$")] | None = Field(None, description=(
+        "pre_tool, post_tool: a call of the vendor's subagent tool that starts this subagent type "
+        "(written where the vendor's profile puts it)"))
+    tool_input: dict[str, JsonValue] | None = Field(None, description=(
+        "pre_tool, post_tool: keys written into the call's input as the vendor's tool takes them "
+        "(e.g. a subagent's prompt)"))
     prompt: Value | None = Field(None, description="prompt: the user's prompt")
     message: Value | None = Field(None, description=(
         "stop, subagent_stop: the last assistant message (where the vendor sends one)"))
     stop_active: bool | None = Field(None, description=(
         "stop, subagent_stop: the vendor's stop_hook_active flag (where it has one)"))
+    transcript: RelPath | None = Field(None, description=(
+        "the session's transcript: a file of the scratch project (lay it out with `files`) whose "
+        "path goes where the vendor sends one; a vendor that sends none is skipped"))
     session: Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}$")] | None = Field(None, description=(
         "the session id (default: the vendor's example)"))
     cwd: Annotated[str, Field(pattern=r"^[^\x00]{1,4096}$")] | None = Field(None, description=(
@@ -96,8 +107,12 @@ class Case(Strict):
             raise ValueError(f"cwd: {self.cwd!r} has a '..' segment: a relative cwd stays inside "
                              "the scratch project (an absolute one is sent as it is)")
         if self.tool == "any":
-            raise ValueError("tool: a call has one tool: a class (edit, shell, read), "
+            raise ValueError("tool: a call has one tool: a class (edit, shell, read, subagent), "
                              "mcp:<server> or a raw name")
+        if self.subagent is not None and (self.paths or self.command is not None):
+            raise ValueError(f"subagent: a subagent call has no {'paths' if self.paths else 'command'}")
+        if self.subagent is not None and self.tool not in (None, "subagent"):
+            raise ValueError(f"subagent: the type is of a subagent call, not of a {self.tool} call")
         if self.command is not None and self.tool in ("edit", "read"):
             raise ValueError(f"command: an {self.tool} call has no command: leave out tool "
                              "(or tool = \"shell\")")
@@ -109,7 +124,7 @@ class Case(Strict):
 
     def _keys_off_event(self) -> str:
         event = self.event
-        checks = ((("tool", "command", "paths"), TOOL_EVENTS,
+        checks = ((("tool", "command", "paths", "subagent", "tool_input"), TOOL_EVENTS,
                    "pre_tool, post_tool, permission_request and post_tool_failure"),
                   (("input",), ("pre_tool",), "pre_tool"),
                   (("prompt",), ("prompt",), "prompt"),

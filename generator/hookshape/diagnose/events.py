@@ -89,18 +89,19 @@ def _put_all(doc: dict[str, Any], paths: list[str], value: Any) -> None:
         put(doc, path, value)
 
 
-def event_for(case: Case, profile: Profile, cwd: str, base: Path) -> Sent:
-    """The bytes the vendor sends for this case (cwd: the event's working directory), or a skip."""
+def event_for(case: Case, profile: Profile, cwd: str, base: Path, project: str = "") -> Sent:
+    """The bytes the vendor sends for this case (cwd: the event's working directory; project: the
+    scratch project, where a transcript lies), or a skip."""
     if case.payload is not None:
         return Sent((base / case.payload).read_bytes())
     try:
-        doc = _doc(case, profile, cwd)
+        doc = _doc(case, profile, cwd, project or cwd)
     except Skip as why:
         return Sent(skip=str(why))
     return Sent((json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode())
 
 
-def _doc(case: Case, profile: Profile, cwd: str) -> dict[str, Any]:
+def _doc(case: Case, profile: Profile, cwd: str, project: str) -> dict[str, Any]:
     display, p = profile.vendor.display, profile.payload
     if not profile.events.of(case.event):
         raise Skip(f"{display} has no {case.event} event")
@@ -123,13 +124,21 @@ def _doc(case: Case, profile: Profile, cwd: str) -> dict[str, Any]:
             put(doc, p.stop_active, case.stop_active)
         elif case.stop_active:
             raise Skip(f"{display} has no stop_hook_active flag")
+    if case.transcript is not None:
+        if not p.transcript:
+            raise Skip(f"{display} sends no transcript path")
+        _put_all(doc, p.transcript, str(Path(project) / case.transcript))
     return doc
 
 
 def _tool_call(doc: dict[str, Any], case: Case, profile: Profile) -> None:
     """The case's tool call in the vendor's fields; nothing said: the example's call."""
-    kind = case.tool or ("shell" if case.command is not None else "edit" if case.paths else None)
+    kind = case.tool or ("shell" if case.command is not None else "edit" if case.paths else
+                         "subagent" if case.subagent is not None else None)
     if kind is None:
+        if case.tool_input:
+            args = get(doc, profile.payload.tool_input)
+            put(doc, profile.payload.tool_input, {**(args if isinstance(args, dict) else {}), **case.tool_input})
         return
     p = profile.payload
     at = p.tool_input_on.get(case.event, p.tool_input)
@@ -144,7 +153,7 @@ def _tool_name(profile: Profile, kind: str, shown: Any) -> str:
     tools = profile.tools
     if kind.startswith("mcp:"):
         return tools.mcp_format.replace("{server}", kind[4:]).replace("{tool}", "tool")
-    if kind not in ("edit", "shell", "read"):
+    if kind not in ("edit", "shell", "read", "subagent"):
         return kind
     names: list[str] = getattr(tools, kind)
     if not names:
@@ -156,6 +165,12 @@ def _tool_input(case: Case, profile: Profile, name: str, args: dict[str, Any]) -
     p, tools = profile.payload, profile.tools
     if case.command is not None or (name in tools.shell and p.command_field not in args):
         args[p.command_field] = case.command if case.command is not None else DEFAULT_COMMAND
+    if case.subagent is not None:
+        if not p.subagent_arg:
+            raise Skip(f"the profile of {profile.vendor.display} names no subagent type in a "
+                       "subagent call")
+        put(args, p.subagent_arg[0], case.subagent)
+    args.update(case.tool_input or {})
     if not case.paths:
         return args
     patch = args.get(p.patch_field) if p.patch_field else None

@@ -118,7 +118,7 @@ def run_one(b: Bench, job: Job) -> Outcome:
     root = b.scratch / f"run-{job.index}"
     user, project = root / "user", root / "project"
     cwd = project if case.cwd is None else project / case.cwd  # an absolute cwd stays as it is
-    sent = event_for(case, profile, str(cwd), b.tests.path.parent)
+    sent = event_for(case, profile, str(cwd), b.tests.path.parent, str(project))
     if sent.skip:
         return Outcome(case, profile.id, job.shell.name, skipped=sent.skip)
     harness = harness_dir(b.loaded, user)

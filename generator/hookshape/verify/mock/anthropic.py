@@ -95,6 +95,9 @@ def tool_use(call: ToolCall, ctx: Context) -> tuple[str, dict[str, Any]]:
         }
     if call.kind == "read":
         return "Read", {"file_path": ctx.abspath(call.path)}
+    if call.kind == "subagent":
+        typed = {"subagent_type": call.agent_type} if call.agent_type else {}
+        return "Agent", {**typed, "prompt": call.content, "description": "a subagent"}
     return "Bash", {"command": call.command, "description": "run a command"}
 
 

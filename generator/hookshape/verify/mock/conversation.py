@@ -60,6 +60,8 @@ class ToolCall:
       "edit":  replace `old` by `new` in `path`
       "read":  read `path` (Claude wants a Read before an Edit of an existing file)
       "shell": run `command`
+      "subagent": start a subagent of type `agent_type` (the vendor's default when empty) with
+                  the prompt `content`, through the CLI's subagent tool
     `path` may be relative; protocols that need absolute paths resolve it
     against the mock's `cwd` (set by the runner to the turn's work dir).
     """
@@ -70,13 +72,16 @@ class ToolCall:
     old: str = ""
     new: str = ""
     command: str = ""
+    agent_type: str = ""
 
     def __post_init__(self) -> None:
-        if self.kind not in ("write", "edit", "read", "shell"):
+        if self.kind not in ("write", "edit", "read", "shell", "subagent"):
             raise ValueError(f"unknown tool call kind {self.kind!r}")
         if self.kind == "shell" and not self.command:
             raise ValueError("a shell tool call needs a command")
-        if self.kind != "shell" and not self.path:
+        if self.kind == "subagent" and not self.content:
+            raise ValueError("a subagent tool call needs a prompt")
+        if self.kind not in ("shell", "subagent") and not self.path:
             raise ValueError(f"a {self.kind} tool call needs a path")
 
     @staticmethod
@@ -95,9 +100,15 @@ class ToolCall:
     def shell(command: str) -> ToolCall:
         return ToolCall("shell", command=command)
 
+    @staticmethod
+    def spawn(agent_type: str, prompt: str) -> ToolCall:
+        return ToolCall("subagent", content=prompt, agent_type=agent_type)
+
     def describe(self) -> str:
         if self.kind == "shell":
             return f"shell {self.command!r}"
+        if self.kind == "subagent":
+            return f"subagent {self.agent_type!r}"
         return f"{self.kind} {self.path}"
 
 

@@ -137,6 +137,8 @@ def function_call(call: ToolCall, ctx: Context, decls: dict[str, Any]) -> dict[s
                 _param(decls, "read_file", "file_path", "absolute_path"): ctx.abspath(call.path)
             },
         }
+    if call.kind == "subagent":
+        return {"name": "invoke_agent", "args": {"agent_name": call.agent_type, "prompt": call.content}}
     return {
         "name": "run_shell_command",
         "args": {"command": call.command, "description": "run a command"},

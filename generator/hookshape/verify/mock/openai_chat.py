@@ -72,6 +72,7 @@ TOOL_NAMES = {
     "edit": ("edit", "replace", "Edit", "str_replace_editor", "StrReplaceFile"),
     "read": ("view", "read_file", "Read", "ReadFile"),
     "shell": ("bash", "run_shell_command", "Bash", "Shell"),
+    "subagent": ("task", "agent", "Agent", "Task"),
 }
 # Argument names per role, tried in order against the tool's schema.
 _PATH = ("path", "file_path", "absolute_path", "filePath")
@@ -79,6 +80,8 @@ _CONTENT = ("file_text", "content", "text")
 _OLD = ("old_str", "old_string", "oldString", "old")
 _NEW = ("new_str", "new_string", "newString", "new")
 _COMMAND = ("command", "cmd")
+_AGENT_TYPE = ("subagent_type", "agent_type", "agent_name")
+_PROMPT = ("prompt", "message", "task")
 
 
 def matches(method: str, path: str) -> bool:
@@ -178,6 +181,12 @@ def tool_call(call: ToolCall, ctx: Context, tools: dict[str, Any]) -> tuple[str,
         args[_pick(props, _COMMAND)] = call.command
         if "description" in props:
             args["description"] = "run a command"
+    elif call.kind == "subagent":
+        if call.agent_type:
+            args[_pick(props, _AGENT_TYPE)] = call.agent_type
+        args[_pick(props, _PROMPT)] = call.content
+        if "description" in props:
+            args["description"] = "a subagent"
     else:
         args[_pick(props, _PATH)] = ctx.abspath(call.path)
         if call.kind == "write":

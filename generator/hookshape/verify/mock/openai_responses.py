@@ -144,6 +144,12 @@ def _tool_item(call: ToolCall, call_id: str, tools: dict[str, Any]) -> dict[str,
             "input": patch,
             "status": "completed",
         }
+    if call.kind == "subagent":
+        if "spawn_agent" not in tools:
+            raise ScriptError(f"the request offers no subagent tool (offered: {', '.join(sorted(tools))})")
+        typed = {"agent_type": call.agent_type} if call.agent_type else {}
+        return {"type": "function_call", "id": "fc_" + call_id, "call_id": call_id, "name": "spawn_agent",
+                "arguments": json.dumps({**typed, "message": call.content}), "status": "completed"}
     command = call.command if call.kind == "shell" else f"cat {shlex.quote(call.path)}"
     args: dict[str, Any]
     if "exec_command" in tools:
