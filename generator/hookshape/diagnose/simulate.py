@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from hookshape.diagnose.events import example_path
 from hookshape.diagnose.scratch import harness_dir, prepare, rendered
-from hookshape.diagnose.verdict import Run, verdict
+from hookshape.diagnose.verdict import Run, as_object, verdict
 from hookshape.errors import HookshapeError
 from hookshape.plan.homes import harness_home, user_home
 from hookshape.spec.hooks import Group
@@ -116,14 +116,6 @@ def observed(profile: Profile) -> str:
     return (f"nothing happens: the hooks of a vendor's own event only observe; {profile.vendor.display} "
             "goes on as it would without them")
 
-
-def as_object(data: bytes) -> dict[str, Any]:
-    """The payload as an object when it is one (only used to name the tool in the verdict)."""
-    try:
-        value = json.loads(data)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 @contextmanager

@@ -261,3 +261,12 @@ def read(profile: Profile, event: Event, payload: dict[str, Any], run: Run) -> R
 
 def verdict(profile: Profile, event: Event, payload: dict[str, Any], run: Run) -> str:
     return read(profile, event, payload, run).said
+
+
+def as_object(data: bytes) -> dict[str, Any]:
+    """The payload as an object when it is one (the verdict names its tool from it)."""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
