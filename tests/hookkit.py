@@ -126,11 +126,12 @@ class Tree:
     loaded: Loaded
     out: Path
 
-    def group(self, event: str) -> Group:
-        return next(g for g in self.loaded.spec.groups() if g.role == event)
+    def group(self, event: str, detached: bool = False) -> Group:
+        """The gate of the event's hooks (detached: of its async hooks)."""
+        return next(g for g in self.loaded.spec.groups() if g.role == event and g.detached == detached)
 
-    def gate(self, event: str) -> Path:
-        return self.out / "bin" / self.group(event).name
+    def gate(self, event: str, detached: bool = False) -> Path:
+        return self.out / "bin" / self.group(event, detached).name
 
     def program(self, event: str) -> Path:
         """The awk program of the event's gate."""
@@ -185,10 +186,16 @@ def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
 
 
-def tool_input_of(vendor: str, doc: dict[str, Any]) -> str:
+def input_path(vendor: str, event: Event) -> str:
+    """Where the vendor puts the tool's input on this event."""
+    p = PROFILES[vendor].payload
+    return p.tool_input_on.get(event, p.tool_input)
+
+
+def tool_input_of(vendor: str, doc: dict[str, Any], event: Event = "pre_tool") -> str:
     """The <PREFIX>_TOOL_INPUT of a tool event built here."""
     value: Any = doc
-    for step in _steps(PROFILES[vendor].payload.tool_input):
+    for step in _steps(input_path(vendor, event)):
         value = value[step]
     return compact(value)
 
@@ -197,7 +204,7 @@ def tool_doc(vendor: str, event: Event, tool: str, args: dict[str, Any], cwd: Pa
     p = PROFILES[vendor].payload
     doc = event_doc(vendor, event, cwd)
     put(doc, _steps(p.tool_name), tool)
-    put(doc, _steps(p.tool_input), args)
+    put(doc, _steps(input_path(vendor, event)), args)
     return doc
 
 
@@ -332,14 +339,14 @@ class Box:
         return env
 
     def run(self, tree: Tree, event: str, payload: bytes, vendor: str | None, sh: Shell = DASH, *,
-            path: str | None = None, timeout: float = 60,
+            path: str | None = None, timeout: float = 60, detached: bool = False,
             before_cleanup: Callable[[], None] | None = None, **extra: str) -> Run:
         """Run the event's gate (under `sh`, its adapter under the same shell) in the armed
         project, in a process group of its own that is killed afterwards (after
         `before_cleanup` looked)."""
         start = time.monotonic()
         env = self.env(tree.loaded.spec, vendor, sh, path, **extra)
-        proc = subprocess.Popen([*absolute_argv(sh), str(tree.gate(event))], stdin=subprocess.PIPE,
+        proc = subprocess.Popen([*absolute_argv(sh), str(tree.gate(event, detached))], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                                 cwd=self.project, start_new_session=True)
         try:

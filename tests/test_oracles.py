@@ -36,7 +36,6 @@ third-party data and stay out of the repository), each naming where its rules co
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +134,7 @@ CODEX_OUTPUT: dict[str, dict[str, Any]] = {
     "Stop": {**closed({**UNIVERSAL, "decision": BLOCK, "reason": STRING}), "allOf": [BLOCK_NEEDS_REASON]},
     "SubagentStop": {**closed({**UNIVERSAL, "decision": BLOCK, "reason": STRING}), "allOf": [BLOCK_NEEDS_REASON]},
     "PreCompact": closed(UNIVERSAL),
+    "SubagentStart": closed({**UNIVERSAL, "hookSpecificOutput": specific("SubagentStart", additionalContext=STRING)}),
     "PermissionRequest": {**closed({**UNIVERSAL, "hookSpecificOutput": specific(
         "PermissionRequest", decision=closed({"behavior": {"enum": ["allow", "deny"]}, "message": STRING,
                                               "interrupt": {"type": "boolean"}, "updatedInput": {},
@@ -338,10 +338,10 @@ def test_the_claude_settings_meet_schemastores_schema(spec: Path) -> None:
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
 def test_the_codex_hooks_config_meets_codex_hooks_json_rules(spec: Path) -> None:
-    """The hooks a spec renders into Codex's config.toml, and its Codex plugin's hooks.json, are
+    """The hooks a spec renders into Codex's hooks.json, and its Codex plugin's hooks.json, are
     valid as SchemaStore's codex-hooks.json defines them, with no key it does not name."""
-    config = tomllib.loads(rendered(spec)["config/codex/config.toml"].decode())
-    assert set(config) == {"hooks"}, config  # the block holds the hook tables alone
+    config = json.loads(rendered(spec)["config/codex/hooks.json"])
+    assert set(config) == {"hooks"}, config  # the file holds the hook tables alone
     jsonschema.Draft7Validator(CODEX_HOOKS_JSON).validate(config)
     named_keys_only(config["hooks"], {"matcher", "hooks"}, set(CODEX_HANDLER["properties"]))
     if "codex" in load(spec).spec.enabled_vendors():

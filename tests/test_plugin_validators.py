@@ -92,6 +92,55 @@ def test_claude_validates_the_plugin_for_the_plugin_directory(tmp_path: Path) ->
     assert hooks == {("UserPromptSubmit", line.format("prompt")), ("PreToolUse", line.format("pre-tool"))}
 
 
+EVERY_KIND = """
+[[hooks]]
+name = "notes"
+event = "notification"
+async = true
+run = ["true"]
+
+[[hooks]]
+name = "builds"
+event = "permission_request"
+match = ["shell"]
+run = ["true"]
+
+[[hooks]]
+name = "failures"
+event = "post_tool_failure"
+run = ["true"]
+
+[[hooks]]
+name = "helpers"
+event = "subagent_start"
+vendors = ["claude"]
+run = ["true"]
+
+[[hooks]]
+name = "compacted"
+event = "claude:PostCompact"
+run = ["true"]
+"""
+
+
+def test_claude_validates_the_new_events_its_own_event_and_an_async_gate(tmp_path: Path) -> None:
+    """The four later events, a vendor's own event and a gate with `async: true`: the plugin
+    validates with no error or warning on its hooks, and provides each of them."""
+    spec = authored(tmp_path / "spec")
+    spec.write_text(spec.read_text(encoding="utf-8") + EVERY_KIND, encoding="utf-8")
+    plugin = package(tmp_path / "acme-guard", "claude-plugin", spec)
+    hooks = json.loads((plugin / "hooks" / "hooks.json").read_text())["hooks"]
+    assert hooks["Notification"][0]["hooks"][0]["async"] is True
+    proc = run("claude", "plugin", "validate", "--json", "--profile", "directory", plugin, scratch=tmp_path)
+    found = report(proc)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert found["success"] is True, found
+    assert (found["manifest"]["errors"], found["manifest"]["warnings"]) == ([], []), found["manifest"]
+    events = {h["event"] for h in found["provides"]["hooks"]}
+    assert events == {"UserPromptSubmit", "PreToolUse", "Notification", "PermissionRequest",
+                      "PostToolUseFailure", "SubagentStart", "PostCompact"}, events
+
+
 def test_claude_validates_the_marketplace(tmp_path: Path) -> None:
     market = package(tmp_path / "market", "claude-plugin", authored(tmp_path / "spec"), "--marketplace")
     proc = run("claude", "plugin", "validate", "--json", market, scratch=tmp_path)

@@ -19,7 +19,7 @@ LOADED = loaded()
 VENDORS = sorted(LOADED.profiles)
 ROLES = ("prompt", "pre_tool", "post_tool", "stop")
 EVENTS = ("session_start", "prompt", "pre_tool", "post_tool", "stop", "subagent_stop", "pre_compact",
-          "session_end")
+          "session_end", "notification", "permission_request", "post_tool_failure", "subagent_start")
 
 
 def simulate(*args: str, stdin: str | None = None) -> tuple[int, dict[str, str]]:
@@ -171,7 +171,8 @@ def test_an_event_the_vendor_lacks_needs_a_payload(tmp_path: Path) -> None:
     assert result.code == 1 and result.out == ""
     assert result.err == ("hookshape: error: Gemini CLI has no subagent_stop event, so it never "
                           "runs these hooks (its events: session_start, prompt, pre_tool, post_tool, "
-                          "stop, pre_compact, session_end); pass --payload FILE to run them anyway")
+                          "stop, pre_compact, session_end, notification); pass --payload FILE to run them "
+                          "anyway")
 
 
 def test_the_spec_is_rendered_not_a_stale_dist(tmp_path: Path) -> None:
@@ -222,11 +223,15 @@ def expected_reading(profile: Profile, event: str) -> str:
         return f"{name} keeps {who} working with: {why}"
     if event == "prompt" and outputs.resolved(profile, "block", "prompt") is not None:
         return f"{name} rejects the prompt and shows: {why}"
+    if event == "permission_request":
+        refuses = outputs.resolved(profile, "refuse", event) is not None
+        return f"{name} denies the " if refuses else "nothing happens: "
     if outputs.resolved(profile, "context", event) is None:
         return "nothing happens: "
     return {"session_start": f"{name} adds this context to the session: ",
             "prompt": f"{name} adds this context to the turn: ",
             "post_tool": f"{name} adds this context after the ",
+            "post_tool_failure": f"{name} adds this context after the ",
             }.get(event, f"{name} adds this context (")
 
 

@@ -429,7 +429,7 @@ def test_a_vendor_timeout_below_the_jobs_deadline_names_it(tmp_path: Path) -> No
 
 
 EVENTS_SAID = ("session_start, prompt, pre_tool, post_tool, stop, subagent_stop, pre_compact, "
-               "session_end")
+               "session_end, notification, permission_request, post_tool_failure, subagent_start")
 
 
 @pytest.mark.parametrize(("given", "said"), [

@@ -440,6 +440,41 @@ expect = "allow"
                      f"ok    elsewhere the call went on: {', '.join(others)} x sh"]
 
 
+def test_a_permission_refused_for_the_user_is_read_where_the_vendor_takes_it(tmp_path: Path) -> None:
+    """A permission_request hook's exit 2 denies the call for the user where the vendor lets a
+    hook answer for the user; on a vendor whose event only observes (Kimi) the call goes on to
+    the vendor's own question; a vendor without the event is skipped."""
+    hook = """[[hooks]]
+name = "no-builds"
+event = "permission_request"
+match = ["shell"]
+run = ["sh", "-c", "echo 'no builds on Friday' >&2; exit 2"]
+"""
+    refuse = [v for v in VENDORS if outputs.resolved(PROFILES[v], "refuse", "permission_request")]
+    observe = [v for v in VENDORS if PROFILES[v].events.permission_request and v not in refuse]
+    assert refuse and observe
+    tests = f"""[[tests]]
+name = "builds are denied for the user"
+event = "permission_request"
+command = "npm run build"
+vendors = {json.dumps(refuse)}
+expect = "deny"
+reason_contains = "no builds on Friday"
+
+[[tests]]
+name = "elsewhere the vendor asks as it would"
+event = "permission_request"
+command = "npm run build"
+vendors = {json.dumps(observe)}
+expect = "allow"
+"""
+    done = hs("--spec", harness(tmp_path, hook, tests))
+    assert done.returncode == 0, done.stdout
+    lines, _ = lines_of(done.stdout)
+    assert lines == [f"ok    builds are denied for the user: {', '.join(refuse)} x sh",
+                     f"ok    elsewhere the vendor asks as it would: {', '.join(observe)} x sh"]
+
+
 def test_vendor_and_shell_options(tmp_path: Path) -> None:
     spec = harness(tmp_path, ALLOWS, EDIT_GOES_THROUGH + EDIT_GOES_THROUGH.replace(
         "an edit goes through", "on codex").replace('expect', 'vendors = ["codex"]\nexpect'))

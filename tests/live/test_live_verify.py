@@ -41,8 +41,8 @@ def test_verify_proves_the_minimal_example(vendor, live_clis, tmp_path):
     calls = 1 + (3 if profile.tools.read else 2)  # the prompt, then a model call after each tool call
     prompts = calls if vendor in PROMPT_REFIRES_ON_TOOL_RESULT else 1
     cut = REMINDER[:57] + "..."
-    assert lines[1] == (f"  prompt        {events.prompt:<20} reached the model: {prompts}x: its context "
+    assert lines[1] == (f"  prompt             {events.prompt:<20} reached the model: {prompts}x: its context "
                         f"({cut}) reached the model"), why
-    assert lines[2] == f"  pre_tool      {events.pre_tool:<20} fired: 2x ({TOOLS[vendor]}): each call allowed", why
+    assert lines[2] == f"  pre_tool           {events.pre_tool:<20} fired: 2x ({TOOLS[vendor]}): each call allowed", why
     assert lines[-1].startswith(f"ok: 2 of 2 registered events fired on {display} "), why
     assert len(lines) == 4, why

@@ -20,7 +20,7 @@ LABEL = {"reached": "reached the model", "fired": "fired", "not fired": "NOT FIR
 
 
 def event_line(res: EventResult) -> str:
-    return f"  {res.event:<13} {res.name:<20} {LABEL[res.status]}: {res.detail}"
+    return f"  {res.event:<18} {res.name:<20} {LABEL[res.status]}: {res.detail}"
 
 
 def lines(done: Verified) -> list[str]:

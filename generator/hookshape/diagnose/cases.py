@@ -23,7 +23,7 @@ TESTS_NAME = f"hookshape{TESTS_SUFFIX}"  # beside hookshape.toml
 Expect = Literal["allow", "deny", "ask", "block", "context"]
 # what each expectation can be said of: the events whose answer can be it
 EXPECT_EVENTS: dict[str, tuple[str, ...]] = {
-    "deny": ("pre_tool",), "ask": ("pre_tool",), "block": ("stop", "subagent_stop")}
+    "deny": ("pre_tool", "permission_request"), "ask": ("pre_tool",), "block": ("stop", "subagent_stop")}
 STOP_EVENTS = ("stop", "subagent_stop")
 NEUTRAL = ("tool", "command", "paths", "subagent", "tool_input", "prompt", "message", "stop_active",
            "session", "cwd", "transcript")
@@ -124,8 +124,9 @@ class Case(Strict):
 
     def _keys_off_event(self) -> str:
         event = self.event
-        checks = ((("tool", "command", "paths", "input", "subagent", "tool_input"), TOOL_EVENTS,
-                   "pre_tool and post_tool"),
+        checks = ((("tool", "command", "paths", "subagent", "tool_input"), TOOL_EVENTS,
+                   "pre_tool, post_tool, permission_request and post_tool_failure"),
+                  (("input",), ("pre_tool",), "pre_tool"),
                   (("prompt",), ("prompt",), "prompt"),
                   (("message", "stop_active"), STOP_EVENTS, "stop and subagent_stop"))
         for keys, events, said in checks:
@@ -137,8 +138,8 @@ class Case(Strict):
     def _expectation_fits(self) -> Case:
         events = EXPECT_EVENTS.get(self.expect)
         if events is not None and self.event not in events:
-            fix = "block" if self.event in STOP_EVENTS else ("deny" if self.event == "pre_tool"
-                                                             else "allow or context")
+            fix = "block" if self.event in STOP_EVENTS else (
+                "deny" if self.event in EXPECT_EVENTS["deny"] else "allow or context")
             raise ValueError(f"expect: {self.expect!r} is for {' and '.join(events)}; a "
                              f"{self.event} answer is {fix}")
         if self.reason_contains is not None and self.expect not in ("deny", "ask", "block"):

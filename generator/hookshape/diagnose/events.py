@@ -16,6 +16,7 @@ from typing import Any
 
 from hookshape.diagnose.cases import Case
 from hookshape.spec.profiles import Profile
+from hookshape.spec.types import TOOL_EVENTS
 
 PATCH_START = "*** Begin Patch"
 DEFAULT_COMMAND = "true"
@@ -108,7 +109,7 @@ def _doc(case: Case, profile: Profile, cwd: str, project: str) -> dict[str, Any]
     if case.session is not None:
         _put_all(doc, p.session, case.session)
     _put_all(doc, p.cwd, cwd)
-    if case.event in ("pre_tool", "post_tool"):
+    if case.event in TOOL_EVENTS:
         _tool_call(doc, case, profile)
     if case.prompt is not None:
         if not p.prompt:
@@ -140,11 +141,12 @@ def _tool_call(doc: dict[str, Any], case: Case, profile: Profile) -> None:
             put(doc, profile.payload.tool_input, {**(args if isinstance(args, dict) else {}), **case.tool_input})
         return
     p = profile.payload
-    shown, args = get(doc, p.tool_name), get(doc, p.tool_input)
+    at = p.tool_input_on.get(case.event, p.tool_input)
+    shown, args = get(doc, p.tool_name), get(doc, at)
     name = _tool_name(profile, kind, shown)
     same = name == shown and isinstance(args, dict)
     put(doc, p.tool_name, name)
-    put(doc, p.tool_input, _tool_input(case, profile, name, dict(args) if same else {}))
+    put(doc, at, _tool_input(case, profile, name, dict(args) if same else {}))
 
 
 def _tool_name(profile: Profile, kind: str, shown: Any) -> str:

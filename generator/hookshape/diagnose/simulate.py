@@ -11,11 +11,11 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from hookshape.diagnose.events import example_path
 from hookshape.diagnose.scratch import harness_dir, prepare, rendered
-from hookshape.diagnose.verdict import Run, verdict
+from hookshape.diagnose.verdict import Run, as_object, verdict
 from hookshape.errors import HookshapeError
 from hookshape.plan.homes import harness_home, user_home
 from hookshape.spec.hooks import Group
@@ -111,13 +111,11 @@ def payload_warnings(profile: Profile, role: Event, data: bytes) -> list[str]:
             f"{role} tentacle: the verdict is for an event this tentacle never gets"]
 
 
-def as_object(data: bytes) -> dict[str, Any]:
-    """The payload as an object when it is one (only used to name the tool in the verdict)."""
-    try:
-        value = json.loads(data)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+def observed(profile: Profile) -> str:
+    """The verdict on a vendor's own event: its hooks only observe."""
+    return (f"nothing happens: the hooks of a vendor's own event only observe; {profile.vendor.display} "
+            "goes on as it would without them")
+
 
 
 @contextmanager
@@ -175,9 +173,13 @@ class Options:
 
 def simulate(target: Target, opts: Options, base: Mapping[str, str],
              warn: Callable[[str], None] = lambda _: None) -> list[str]:
-    role = target.tentacle.role
+    raw = isinstance(target.tentacle, Group) and target.tentacle.raw is not None
+    if raw and opts.payload is None:
+        raise HookshapeError(f"{target.tentacle.role} is a vendor's own event: there is no built-in "
+                             "example of it; pass --payload FILE")
+    role = cast(Event, target.tentacle.role)
     data, origin = payload(opts.payload, target.profile, role)
-    for problem in payload_warnings(target.profile, role, data):
+    for problem in [] if raw else payload_warnings(target.profile, role, data):
         warn(problem)
     timeout_s = max(10.0, 3 * target.loaded.spec.deadline(target.tentacle) / 1000)
     scratch = opts.home is None and not base.get("HOOKSHAPE_HOME")
@@ -186,11 +188,13 @@ def simulate(target: Target, opts: Options, base: Mapping[str, str],
         script = tree / target.rel
         env = environment(target.loaded, target.profile, home, base, scratch)
         run = execute(script, opts.shell, data, env, timeout_s)
+        name = target.tentacle.event_on(target.profile) if isinstance(target.tentacle, Group) else \
+            target.profile.events.of(role)
         lines = [f"vendor: {target.profile.id} ({target.profile.vendor.display}), event "
-                 f"{target.profile.events.of(role) or '(none)'}",
+                 f"{name or '(none)'}",
                  f"script: {target.rel} ({'gate' if target.gate else 'tentacle'} "
                  f"{target.tentacle.name}), rendered from the spec in memory",
                  f"payload: {origin}", f"home: {described}"]
     lines += [f"exit code: {run.code}", *block("stdout", run.stdout), *block("stderr", run.stderr),
-              f"verdict: {verdict(target.profile, role, as_object(data), run)}"]
+              f"verdict: {observed(target.profile) if raw else verdict(target.profile, role, as_object(data), run)}"]
     return lines

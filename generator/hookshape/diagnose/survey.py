@@ -166,6 +166,7 @@ def _handler_problems(profile: Profile, where: str, handler: dict[str, Any]) -> 
     if profile.config.strict:
         known = {"type", keys.command, keys.timeout, "matcher", *keys.extra}
         known |= {keys.event} if keys.event else set()
+        known |= {keys.async_key} if keys.async_key else set()
         problems += [f"{where}: unknown key {k!r}" for k in sorted(set(handler) - known)]
     return problems
 

@@ -16,13 +16,12 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from hookshape.diagnose.cases import Case, Tests
 from hookshape.diagnose.events import event_for
 from hookshape.diagnose.scratch import harness_dir, prepare, rendered
 from hookshape.diagnose.shells import Shell
-from hookshape.diagnose.verdict import Reading, Run, has, read
+from hookshape.diagnose.verdict import Reading, Run, as_object, has, read
 from hookshape.spec.hooks import Group
 from hookshape.spec.load import Loaded
 from hookshape.spec.profiles import Profile
@@ -177,13 +176,6 @@ def execute(argv: list[str], data: bytes, env: dict[str, str], cwd: Path, limit:
             os.killpg(proc.pid, signal.SIGKILL)
     return Run(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
-
-def as_object(data: bytes) -> dict[str, Any]:
-    try:
-        value = json.loads(data)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def answer(runs: list[GateRun]) -> Reading:

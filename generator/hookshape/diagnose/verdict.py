@@ -208,12 +208,29 @@ def post_tool(profile: Profile, event: Event, payload: dict[str, Any], run: Run)
     return Reading("allow", _quiet(display, run, problem, f"{tool} already ran"))
 
 
+def permission(profile: Profile, event: Event, payload: dict[str, Any], run: Run) -> Reading:
+    """permission_request: the user's answer given for them (refuse, grant), or the vendor's own
+    permission flow."""
+    display, tool = profile.vendor.display, tool_name(profile, payload)
+    obj, problem = stdout_object(run)
+    reason = _said(profile, "refuse", obj, event)
+    if reason is None and has(profile, "refuse"):
+        reason = _exit2(profile, run)
+    if reason is not None:
+        return Reading("deny", f"{display} denies {tool} for the user: {reason}", reason)
+    if _said(profile, "grant", obj, event) is not None:
+        return Reading("allow", f"{display} allows {tool} without asking the user")
+    return Reading("allow", _quiet(display, run, problem, f"{display} asks for {tool} as it would"))
+
+
 # what goes on when nothing stops it, on the events that cannot block
-GOES_ON = {"pre_compact": "the context is compacted", "session_end": "the session ends"}
+GOES_ON = {"pre_compact": "the context is compacted", "session_end": "the session ends",
+           "notification": "the notification is shown", "subagent_start": "the subagent starts"}
 
 
 def lifecycle(profile: Profile, event: Event, payload: dict[str, Any], run: Run) -> Reading:
-    """pre_compact, session_end: the vendor takes a context answer where its profile says so,
+    """pre_compact, session_end, notification, subagent_start: the vendor takes a context answer
+    where its profile says so,
     and nothing else; what they print never stops what happens."""
     display = profile.vendor.display
     obj, problem = stdout_object(run)
@@ -232,7 +249,9 @@ Rule = Callable[[Profile, Event, dict[str, Any], Run], Reading]
 RULES: dict[Event, Rule] = {"session_start": session_start, "prompt": prompt,
                             "pre_tool": pre_tool, "post_tool": post_tool, "stop": stop,
                             "subagent_stop": stop, "pre_compact": lifecycle,
-                            "session_end": lifecycle}
+                            "session_end": lifecycle, "notification": lifecycle,
+                            "subagent_start": lifecycle, "post_tool_failure": post_tool,
+                            "permission_request": permission}
 
 
 def read(profile: Profile, event: Event, payload: dict[str, Any], run: Run) -> Reading:
@@ -242,3 +261,12 @@ def read(profile: Profile, event: Event, payload: dict[str, Any], run: Run) -> R
 
 def verdict(profile: Profile, event: Event, payload: dict[str, Any], run: Run) -> str:
     return read(profile, event, payload, run).said
+
+
+def as_object(data: bytes) -> dict[str, Any]:
+    """The payload as an object when it is one (the verdict names its tool from it)."""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

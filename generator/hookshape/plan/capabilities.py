@@ -94,18 +94,21 @@ def cell(spec: Spec, profile: Profile, role: Role) -> Cell:
     return Cell(name, role, profile.id, level, reason)
 
 
-BLOCKS: dict[str, outputs.Kind] = {"pre_tool": "deny", "stop": "stop", "subagent_stop": "stop"}
+BLOCKS: dict[str, outputs.Kind] = {"pre_tool": "deny", "stop": "stop", "subagent_stop": "stop",
+                                   "permission_request": "refuse"}
 
 
-def _group_rule(spec: Spec, p: Profile, group: Group) -> tuple[Level, str]:
+def _group_rule(spec: Spec, p: Profile, group: Group, role: Event) -> tuple[Level, str]:
     """What the user hooks of one event can do on one vendor."""
-    event = p.events.of(group.role)
-    kind = BLOCKS.get(group.role)
-    if group.role == "prompt" and outputs.resolved(p, "block", "prompt") is not None:
+    event = p.events.of(role)
+    kind = BLOCKS.get(role)
+    if role == "prompt" and outputs.resolved(p, "block", "prompt") is not None:
         kind = "block"
+    if kind is not None and outputs.resolved(p, kind, role) is None:
+        kind = None
     closed = [h.name for h in group.hooks if h.failure == "closed"]
     if kind is not None:
-        how = f"exit 2 becomes {outputs.describe(p, kind, group.role)}"
+        how = f"exit 2 becomes {outputs.describe(p, kind, role)}"
         if closed:
             how += (f"; {', '.join(closed)} fail{'s' if len(closed) == 1 else ''} closed: a crash, "
                     "timeout or missing command blocks too")
@@ -113,24 +116,48 @@ def _group_rule(spec: Spec, p: Profile, group: Group) -> tuple[Level, str]:
         return ("best-effort" if low else "enforced"), (
             f"{event}: {how}" + ("; contract known only from third-party probes" if low else ""))
     fails_open = (f"; {', '.join(closed)} fail{'s' if len(closed) == 1 else ''} open here: "
-                  f"{group.role} cannot block") if closed else ""
-    if group.role in p.output.context_roles and outputs.of(p, "context").stdout is not None:
-        what = "stdout" if group.role in ("prompt", "session_start") else "the reason of exit 2"
-        how = outputs.describe(p, "context", group.role)
-        if group.role == "prompt" and p.payload.turn_marker:
+                  f"{event} cannot block") if closed else ""
+    if role in p.output.context_roles and outputs.of(p, "context").stdout is not None:
+        what = "stdout" if role in ("prompt", "session_start") else "the reason of exit 2"
+        how = outputs.describe(p, "context", role)
+        if role == "prompt" and p.payload.turn_marker:
             return "best-effort", (f"no prompt event: {event} fires before every model call, and so "
                                    f"do the hooks; {what} reaches the model as {how}{fails_open}")
         return "enforced", f"{event}: {what} reaches the model as {how}{fails_open}"
     return "observe-only", f"{event}: the hooks run; nothing they say reaches the model{fails_open}"
 
 
+def _async_rule(p: Profile, event: str) -> tuple[Level, str]:
+    """The gate of an event's async hooks."""
+    key = p.config.handler.async_key
+    how = (f"the vendor runs the gate in the background ({key}: true)" if key else
+           "the gate answers at once and runs the hooks detached, each under its deadline")
+    return "observe-only", f"{event}: async: {how}; nothing they say is waited for"
+
+
+def _unwired(profile: Profile, group: Group) -> str:
+    """Why a gate is not wired on this vendor."""
+    if group.raw is not None:
+        return f"{group.role} is {group.raw[0]}'s own event"
+    if not group.runs_on(profile.id):
+        return f"none of its hooks runs on {profile.id} (their `vendors`)"
+    return f"{profile.vendor.display} has no {group.role} event"
+
+
 def group_cell(spec: Spec, profile: Profile, group: Group) -> Cell:
-    if not profile.events.of(group.role):
-        return Cell(group.name, group.role, profile.id, "unsupported",
-                    f"{profile.vendor.display} has no {group.role} event")
+    event = group.event_on(profile)
+    if not event:
+        return Cell(group.name, group.role, profile.id, "unsupported", _unwired(profile, group))
     if not group.registered:
         return Cell(group.name, group.role, profile.id, "unsupported", "staged but not registered by the spec")
-    level, reason = _group_rule(spec, profile, group)
+    level: Level
+    if group.detached:
+        level, reason = _async_rule(profile, event)
+    elif group.neutral is None:
+        level, reason = "observe-only", (f"{event}: {profile.vendor.display}'s own event: the hooks "
+                                         "run; nothing they say reaches the vendor")
+    else:
+        level, reason = _group_rule(spec, profile, group, group.neutral)
     return Cell(group.name, group.role, profile.id, level, reason)
 
 
@@ -141,11 +168,18 @@ ANSWERS: dict[str, tuple[str, ...]] = {
 
 
 def answer_cells(spec: Spec, profile: Profile, group: Group) -> list[Cell]:
-    """One cell per answer a hook of this event may give: what it becomes on this vendor."""
-    if not profile.events.of(group.role) or not group.registered:
+    """One cell per answer a hook of this event may give: what it becomes on this vendor (none
+    for a vendor's own event: its hooks only observe)."""
+    role = group.neutral
+    if role is None or not group.event_on(profile) or not group.registered:
         return []
-    return [Cell(group.name, group.role, profile.id, *_answer_rule(spec, profile, group.role, a), answer=a)
-            for a in ANSWERS.get(group.role, ("context",))]
+    if group.detached:
+        why = (f"{profile.events.of(role)}: async: the agent does not wait for the hooks, and what "
+               "they say may be dropped")
+        return [Cell(group.name, role, profile.id, "unsupported", why, answer=a)
+                for a in ANSWERS.get(role, ("context",))]
+    return [Cell(group.name, role, profile.id, *_answer_rule(spec, profile, role, a), answer=a)
+            for a in ANSWERS.get(role, ("context",))]
 
 
 # the vendor's answer that says each answer of a hook (a refusal at stop keeps the agent working)
@@ -194,7 +228,9 @@ def to_markdown(loaded: Loaded, cells: list[Cell], header: str) -> str:
     for tentacle in loaded.spec.gates():
         row = [by_key[(tentacle.name, p.id, "")].level for p in vendors]
         lines.append(f"| `{tentacle.name}` | " + " | ".join(row) + " |")
-        for answer in ANSWERS.get(tentacle.role, ("context",)) if isinstance(tentacle, Group) else ():
+        answers = ANSWERS.get(tentacle.role, ("context",)) if isinstance(tentacle, Group) and \
+            tentacle.neutral is not None else ()
+        for answer in answers:
             row = [by_key[(tentacle.name, p.id, answer)].level if (tentacle.name, p.id, answer) in by_key
                    else "unsupported" for p in vendors]
             lines.append(f"| `{tentacle.name}` {answer} | " + " | ".join(row) + " |")

@@ -24,6 +24,10 @@ def handler(profile: Profile, entry: HookEntry) -> dict[str, Any]:
     out[keys.command] = entry.command
     out[keys.timeout] = entry.timeout
     out.update(keys.extra)
+    if entry.detached and keys.async_key:
+        # the vendor runs the gate of async hooks in the background (the gate itself detaches
+        # them on a vendor without the key)
+        out[keys.async_key] = True
     return out
 
 

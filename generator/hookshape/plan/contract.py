@@ -21,12 +21,16 @@ vendor's profile, and every fact in a profile carries its source and date (the l
 ANSWERS: tuple[tuple[str, outputs.Kind, Event], ...] = (
     ("deny a tool call", "deny", "pre_tool"), ("ask the user", "ask", "pre_tool"),
     ("rewrite the input", "rewrite", "pre_tool"), ("keep working at stop", "stop", "stop"),
-    ("refuse a prompt", "block", "prompt"))
-CONTEXT_ON: tuple[Event, ...] = ("session_start", "prompt", "pre_tool", "post_tool")
-VIEW: tuple[tuple[str, str], ...] = (
-    ("tool_input", "tool_input"), ("tool_response", "tool_response"), ("transcript", "transcript"),
-    ("prompt", "prompt"), ("source", "source"), ("notification", "notification"),
-    ("subagent", "subagent"), ("message", "stop_text"), ("stop_active", "stop_active"))
+    ("refuse a prompt", "block", "prompt"), ("grant a permission", "grant", "permission_request"),
+    ("refuse a permission", "refuse", "permission_request"))
+CONTEXT_ON: tuple[Event, ...] = ("session_start", "prompt", "pre_tool", "post_tool",
+                                 "post_tool_failure", "notification", "subagent_start")
+# (the view's variable, the payload field it is read from, the events it is filled on)
+VIEW: tuple[tuple[str, str, str], ...] = (
+    ("tool_input", "tool_input", ""), ("tool_response", "tool_response", "post_tool"),
+    ("tool_response", "tool_error", "post_tool_failure"), ("transcript", "transcript", ""),
+    ("prompt", "prompt", ""), ("source", "source", ""), ("notification", "notification", ""),
+    ("subagent", "subagent", ""), ("message", "stop_text", ""), ("stop_active", "stop_active", ""))
 
 
 def _cell(text: str) -> str:
@@ -79,13 +83,24 @@ def to_context(profiles: list[Profile]) -> str:
 
 def to_view(profiles: list[Profile]) -> str:
     """The payload fields each view variable is read from ("-": the vendor does not give it)."""
-    head = ["vendor", *(f"`_{name.upper()}`" for name, _ in VIEW), "subagent tools"]
+    head = ["vendor", *(f"`_{name.upper()}`" + (f" ({on})" if on else "") for name, _, on in VIEW),
+            "subagent tools", "tool input elsewhere"]
     rows = []
     for p in profiles:
-        fields = [getattr(p.payload, attr) for _, attr in VIEW]
+        fields = [getattr(p.payload, attr) for _, attr, _ in VIEW]
         cells = [", ".join(f) if isinstance(f, list) else f for f in fields]
+        elsewhere = ", ".join(f"{e}: `{path}`" for e, path in p.payload.tool_input_on.items())
         rows.append([p.vendor.display, *(f"`{c}`" if c else "-" for c in cells),
-                     ", ".join(p.tools.subagent) or "-"])
+                     ", ".join(p.tools.subagent) or "-", elsewhere or "-"])
+    return "\n".join(_table(head, rows)) + "\n"
+
+
+def to_more(profiles: list[Profile]) -> str:
+    """What else a hook may name on each vendor: its other events (for `event =
+    "<vendor>:<Event>"`) and the handler key that lets it run a gate in the background."""
+    head = ["vendor", "async handler key", "its other events (`<vendor>:<Event>`)"]
+    rows = [[p.vendor.display, f"`{p.config.handler.async_key}`" if p.config.handler.async_key else "-",
+             ", ".join(f"`{e}`" for e in p.events.other)] for p in profiles]
     return "\n".join(_table(head, rows)) + "\n"
 
 
@@ -139,6 +154,10 @@ def to_doc(profiles: list[Profile]) -> str:
                 ("Where context reaches the model", to_context(profiles)),
                 ("The view each vendor fills",
                  "The payload fields each variable of the view is read from.\n\n" + to_view(profiles)),
+                ("Async and the vendors' own events",
+                 "Where a vendor runs the gate of async hooks in the background itself (elsewhere "
+                 "the gate detaches them), and the events a hook may name as `<vendor>:<Event>`.\n\n"
+                 + to_more(profiles)),
                 ("Where hooks live", to_places(profiles)),
                 ("A setup committed with a project", to_project(profiles)),
                 ("Facts and their sources", to_facts(profiles))]

@@ -23,6 +23,7 @@ class HookEntry:
     command: str
     timeout: int
     gate: str
+    detached: bool = False  # the gate of async hooks: the vendor need not wait for it
 
 
 def home_reference(spec: Spec) -> str:
@@ -72,10 +73,12 @@ def entries(spec: Spec, profile: Profile, home: str | None = None,
                                command=gate_command(spec, profile, base, tentacle.name),
                                timeout=timeout, gate=tentacle.name))
     for group in spec.groups():
-        event = profile.events.of(group.role)
+        # a gate none of whose hooks runs on this vendor (their `vendors`, a vendor's own event)
+        # is not wired there
+        event = group.event_on(profile)
         if not group.registered or not event:
             continue
         found.append(HookEntry(role=group.role, event=event, matcher=group_matcher(spec, profile, group),
                                command=gate_command(spec, profile, base, group.name),
-                               timeout=timeout, gate=group.name))
+                               timeout=timeout, gate=group.name, detached=group.detached))
     return found

@@ -14,7 +14,7 @@ import jinja2
 
 from hookshape.errors import HookshapeError
 from hookshape.plan import outputs
-from hookshape.plan.matchers import mcp_prefixes
+from hookshape.plan.matchers import mcp_prefixes, path_res
 from hookshape.spec.hooks import HOOK_DIR, Group, Hook
 from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile
@@ -186,6 +186,8 @@ def spec_context(spec: Spec, vendors: list[Profile]) -> dict[str, Any]:
         "roles": ROLES,
         # the vendor tables name the events of the four tentacles and of every hook group
         "events": [e for e in EVENTS if e in ROLES or any(g.role == e for g in spec.groups())],
+        # the vendors' own events of hook gates: (event, vendor, its name)
+        "raw_events": list(dict.fromkeys((g.role, *g.raw) for g in spec.groups() if g.raw)),
         "tool_events": sorted(TOOL_EVENTS),
         "adapters": bool(spec.groups()),
         "vendor_configs": vendor_configs(spec, vendors),
@@ -206,6 +208,7 @@ def context(spec: Spec, vendors: list[Profile], tentacle: Tentacle | Group) -> d
         "codes": codes(spec),
         "hook_argv": lambda hook: hook_argv(prefix, hook),
         "hook_needs": lambda hook: hook_needs(prefix, hook),
+        "path_res": path_res,
     }
 
 

@@ -77,7 +77,7 @@ def group_matcher(spec: Spec, profile: Profile, group: Group) -> str | None:
     each hook's own matcher), or None for no matcher at all (every tool; lifecycle events)."""
     if group.role not in profile.matcher.roles:
         return None
-    items = [i for h in group.hooks for i in h.match]
+    items = [i for h in group.hooks if h.runs_on(profile.id) for i in h.match]
     if "any" in items:
         return None
     names: list[str] = []
@@ -136,3 +136,45 @@ def _raw_name_problem(item: str, profiles: list[Profile], lacking: list[Profile]
     theirs = "its matcher takes" if len(lacking) == 1 else "their matchers take"
     return (f"{item!r}: no tool of that name is known on {ids}{hint}; {theirs} it as written, so "
             "there the hook may never run")
+
+
+# the characters of a path glob that are literal in an ERE only inside a bracket expression
+_BRACKETED = frozenset(".+")
+
+
+def path_re(glob: str) -> str:
+    """A path glob (a hook's `paths`) as the awk ERE its gate matches a target with, behind a
+    letter saying against what: "a" the whole absolute path, "r" the path relative to the
+    event's cwd. A glob without `/` takes a name at any depth (`*.py`: /x/y.py), `**/` a name or
+    path at any depth, a leading `/` the whole path; any other glob with a `/` is relative to the
+    cwd (`src/*.ts`). `*` is any run within a name, `?` one character of it, `**` any run of
+    names. Every other character is itself (`.` and `+` in a bracket: no backslash in awk)."""
+    if glob.startswith("/"):
+        return "a^" + _glob_body(glob) + "$"
+    if glob.startswith("**/"):
+        return "a/" + _glob_body(glob[3:]) + "$"
+    if "/" not in glob:
+        return "a/" + _glob_body(glob) + "$"
+    return "r^" + _glob_body(glob) + "$"
+
+
+def _glob_body(glob: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(.*/)?")
+            i += 3
+            continue
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        c = glob[i]
+        out.append("[^/]*" if c == "*" else "[^/]" if c == "?" else f"[{c}]" if c in _BRACKETED else c)
+        i += 1
+    return "".join(out)
+
+
+def path_res(globs: list[str]) -> list[str]:
+    return [path_re(g) for g in globs]

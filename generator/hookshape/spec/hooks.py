@@ -6,7 +6,7 @@ import difflib
 import functools
 import re
 import shlex
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 from pydantic import (
     BaseModel,
@@ -19,8 +19,18 @@ from pydantic import (
 
 from hookshape.errors import HookshapeError
 from hookshape.spec.gate import Gate
-from hookshape.spec.profiles import load_profiles
-from hookshape.spec.types import EVENTS, TOOL_EVENTS, Event, RelPath, Role, ScriptName, Strict
+from hookshape.spec.profiles import Profile, load_profiles
+from hookshape.spec.types import (
+    BLOCKING_EVENTS,
+    EVENTS,
+    TOOL_EVENTS,
+    Event,
+    RelPath,
+    Role,
+    ScriptName,
+    Strict,
+    Word,
+)
 
 
 def _argv(value: object) -> object:
@@ -73,6 +83,28 @@ def _neutral(value: object) -> object:
 
 # a vendor-neutral event, with a did-you-mean for a vendor's name of one (`PreToolUse`) or a near miss
 NeutralEvent = Annotated[Event, BeforeValidator(_neutral)]
+# a vendor's own event, for what has no neutral name: `<vendor>:<Event>`
+RAW_EVENT = r"^[a-z][a-z0-9_-]*:[A-Za-z][A-Za-z0-9_.-]{0,63}$"
+RAW_EVENT_WORDS = "<vendor>:<its event>, e.g. claude:PostCompact"
+
+
+def _hook_event(value: object) -> object:
+    """A hook's event: a neutral one (checked as NeutralEvent checks it) or a vendor's own
+    (`claude:PostCompact`, checked against the profile at load)."""
+    if isinstance(value, str) and ":" in value:
+        if not re.fullmatch(RAW_EVENT, value):
+            raise ValueError(f"{value!r} is not a vendor's event: write {RAW_EVENT_WORDS}")
+        return value
+    return _neutral(value)
+
+
+HookEvent = Annotated[str, BeforeValidator(_hook_event), WithJsonSchema({
+    "anyOf": [{"enum": list(EVENTS)}, {"type": "string", "description": RAW_EVENT_WORDS}]})]
+# a glob over the targets of a tool call
+PATH_GLOB = r"^[A-Za-z0-9._/*?@+~,=%# -]{1,256}$"
+PathGlob = Annotated[str, Field(pattern=PATH_GLOB, description=(
+    "a path glob: 1 to 256 letters, digits, spaces and . _ / * ? @ + ~ , = % # -; `*` any run "
+    "within a name, `?` one character, `**` any run of names"))]
 RUN_WORD = r"^[^\x00]+$"
 RUN_WORD_WORDS = "one word of the command: 1 to 65536 characters, no NUL (a script for sh -c may span lines)"
 RunWord = Annotated[str, Field(pattern=RUN_WORD, max_length=65536, description=RUN_WORD_WORDS)]
@@ -94,7 +126,9 @@ class Hook(Strict):
 
     name: ScriptName = Field(description="the hook's name, unique in the spec (its files install "
                                          "under bin/<tentacle_dir>/<name>.d)")
-    event: NeutralEvent = Field(description="the vendor-neutral event the hook runs on")
+    event: HookEvent = Field(description=(
+        "the vendor-neutral event the hook runs on, or a vendor's own event for what has no "
+        "neutral name (`claude:PostCompact`: wired for that vendor alone, and observed only)"))
     job: Literal["context", "lock-gate", "trace", "closeout"] | None = Field(None, description=(
         "a built-in job instead of a command: context (prompt: halt notice, coordination block, "
         "the end-of-turn contract), lock-gate (pre_tool: file locks, the halt watch, the control "
@@ -110,8 +144,21 @@ class Hook(Strict):
         "expansions; write [\"sh\", \"-c\", \"...\"] for those). A bare first word is looked up on "
         "PATH; \"{dir}\" in a word is the directory the hook's files are installed in"))
     match: Annotated[list[MatchItem], Field(min_length=1)] = Field(["any"], description=(
-        "pre_tool and post_tool: the tool calls the hook runs on: tool classes any, edit, shell, "
-        "read, mcp:<server>, or a vendor's own tool name as it is"))
+        "the tool events (pre_tool, post_tool, permission_request, post_tool_failure): the tool "
+        "calls the hook runs on: tool classes any, edit, shell, read, subagent, mcp:<server>, or "
+        "a vendor's own tool name as it is"))
+    paths: list[PathGlob] = Field([], description=(
+        "the tool events: the hook runs only on a call with a target (an edit's or a read's path) "
+        "that one of these globs takes: one without a `/` takes a name at any depth (`*.py`, "
+        "`.env*`), one that starts with `/` the whole path, `**/` a name or path at any depth "
+        "(`**/.env*`), any other is relative to the event's cwd (`src/**/*.ts`)"))
+    vendors: Annotated[list[Word], Field(min_length=1)] | None = Field(None, description=(
+        "only these vendors run the hook (default: every vendor of the spec that has its event)"))
+    detached: bool = Field(False, alias="async", description=(
+        "async: the agent does not wait for the hook (post_tool, post_tool_failure, notification, "
+        "session_start, session_end, pre_compact, subagent_start and vendors' own events): the "
+        "vendor runs its gate in the background where it can, else the gate answers at once and "
+        "runs it detached under its deadline; what it says is not waited for and may be dropped"))
     failure: Literal["open", "closed"] = Field("open", description=(
         "open: a crash, a timeout or a missing command allows (and counts toward the breaker); "
         "closed: it blocks with a clear reason, on the events and vendors that can block "
@@ -136,8 +183,14 @@ class Hook(Strict):
     @model_validator(mode="after")
     def _match_events(self) -> Hook:
         if self.event not in TOOL_EVENTS and self.match != ["any"]:
-            raise ValueError(f"match: the {self.event} event takes no tool matcher "
-                             "(only pre_tool and post_tool)")
+            raise ValueError(f"match: the {self.event} event takes no tool matcher (only "
+                             f"{TOOL_EVENTS_SAID})")
+        if self.event not in TOOL_EVENTS and self.paths:
+            raise ValueError(f"paths: the {self.event} event has no tool call to take paths from "
+                             f"(only {TOOL_EVENTS_SAID})")
+        self._globs_sound()
+        self._vendors_fit()
+        self._async_fits()
         for item in self.match:
             if item.startswith("mcp:") and not re.fullmatch(r"mcp:[A-Za-z0-9._-]+", item):
                 raise ValueError(f"match: {item!r}: mcp:<server> names one server")
@@ -161,7 +214,10 @@ class Hook(Strict):
         want = JOB_EVENTS[str(self.job)]
         if self.event != want:
             raise ValueError(f"job: {self.job} runs on {want}, not on {self.event}")
-        given = [k for k in ("run", "files", "deadline_ms", "judges_cut", "rewrite") if getattr(self, k)]
+        given = [k for k in ("run", "files", "deadline_ms", "judges_cut", "rewrite", "paths", "vendors")
+                 if getattr(self, k)]
+        if self.detached:
+            given.append("async")
         if self.loop_guard != "gate":
             given.append("loop_guard")
         if self.failure != "open":
@@ -172,20 +228,87 @@ class Hook(Strict):
             raise ValueError(f"{', '.join(given)}: a built-in job takes its options from its "
                              "sections, not these keys (it fails open, under gate.deadline_ms)")
 
+    def _globs_sound(self) -> None:
+        for glob in self.paths:
+            if "//" in glob or glob.endswith("/") or "***" in glob:
+                raise ValueError(f"paths: {glob!r}: a glob names files: no empty name, no '/' at "
+                                 "the end, no '***'")
+
+    def _vendors_fit(self) -> None:
+        if self.vendors is not None and len(set(self.vendors)) != len(self.vendors):
+            raise ValueError("vendors: a vendor is named twice")
+        raw = self.raw
+        if raw is not None and self.vendors is not None and self.vendors != [raw[0]]:
+            raise ValueError(f"vendors: the {self.event} event is {raw[0]}'s alone: leave vendors out")
+
+    def _async_fits(self) -> None:
+        if not self.detached:
+            return
+        if self.event in BLOCKING_EVENTS:
+            raise ValueError(f"async: a {self.event} hook can refuse, so the agent must wait for it: "
+                             f"async is for the events that cannot block ({ASYNC_EVENTS_SAID})")
+        if self.failure == "closed":
+            raise ValueError("async: a fail-closed hook must answer before the agent goes on; an "
+                             "async one fails open (failure = \"open\")")
+
+    @property
+    def raw(self) -> tuple[str, str] | None:
+        """A vendor's own event: (vendor, its name); None for a neutral one."""
+        if ":" not in self.event:
+            return None
+        vendor, name = self.event.split(":", 1)
+        return vendor, name
+
+    def runs_on(self, vendor: str) -> bool:
+        """Whether this vendor runs the hook (its `vendors`, or a vendor's own event's vendor)."""
+        raw = self.raw
+        if raw is not None:
+            return vendor == raw[0]
+        return self.vendors is None or vendor in self.vendors
+
     def deadline(self, gate: Gate) -> int:
         return self.deadline_ms if self.deadline_ms is not None else gate.deadline_ms
 
 
+TOOL_EVENTS_SAID = "pre_tool, post_tool, permission_request and post_tool_failure"
+ASYNC_EVENTS_SAID = ", ".join(e for e in EVENTS if e not in BLOCKING_EVENTS) + " and vendors' own events"
+
+
 class Group(BaseModel):
-    """The user hooks of one event: they run in spec order through one gate and one adapter."""
+    """The user hooks of one event: they run in spec order through one gate. The async hooks of
+    an event have a gate of their own (`detached`). `role` is the event: a neutral one, or a
+    vendor's own (`claude:PostCompact`)."""
 
     model_config = ConfigDict(frozen=True)
     name: str
-    role: Event
+    role: str
     phase: str
     registered: bool
     hooks: tuple[Hook, ...]
+    detached: bool = False
 
     @property
     def closed(self) -> bool:
         return any(h.failure == "closed" for h in self.hooks)
+
+    @property
+    def raw(self) -> tuple[str, str] | None:
+        return self.hooks[0].raw
+
+    @property
+    def neutral(self) -> Event | None:
+        """The neutral event, None for a vendor's own."""
+        return None if self.raw is not None else cast(Event, self.role)
+
+    def runs_on(self, vendor: str) -> bool:
+        return any(h.runs_on(vendor) for h in self.hooks)
+
+    def event_on(self, profile: Profile) -> str:
+        """The vendor's name of the event this gate is wired to ("" where none of its hooks runs
+        on the vendor, or it has no such event)."""
+        if not self.runs_on(profile.id):
+            return ""
+        raw = self.raw
+        if raw is not None:
+            return raw[1] if profile.events.known(raw[1]) else ""
+        return profile.events.of(cast(Event, self.role))

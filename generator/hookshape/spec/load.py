@@ -5,13 +5,17 @@ harness only when asked for (`--default`); with none of these a command refuses 
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
+from typing import cast
 
 from hookshape.errors import SpecError
+from hookshape.spec.hooks import Hook
 from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile, load_profiles
+from hookshape.spec.types import EVENTS, Event
 from hookshape.spec.validation import parse_toml, validate
 
 SPEC_NAME = "hookshape.toml"
@@ -131,4 +135,44 @@ def load(spec_path: Path | None = None, profile_dirs: list[Path] | None = None) 
         for name in hook.files:
             if not (path.parent / name).is_file():
                 raise SpecError(f"{path}: hooks[{index}].files: {name}: no such file beside the spec")
+        problem = _raw_event_problem(spec, profiles, hook) or _vendors_problem(spec, profiles, hook)
+        if problem:
+            raise SpecError(f"{path}: hooks[{index}].{problem}")
     return Loaded(spec=spec, spec_path=path, profiles=profiles, builtin=builtin)
+
+
+def _raw_event_problem(spec: Spec, profiles: dict[str, Profile], hook: Hook) -> str:
+    """A vendor's own event: a vendor of the spec whose profile lists that event, and not one a
+    neutral event names."""
+    if hook.raw is None:
+        return ""
+    vid, name = hook.raw
+    if vid not in spec.vendors:
+        return f"event: {vid!r}: no such vendor in [vendors]"
+    profile = profiles.get(vid)
+    if profile is None:
+        return f"event: no vendor profile named {vid!r}"
+    for event in EVENTS:
+        if profile.events.of(event) == name:
+            return (f"event: {name} is {profile.vendor.display}'s {event}: write event = "
+                    f"\"{event}\" with vendors = [\"{vid}\"]")
+    if not profile.events.known(name):
+        near = difflib.get_close_matches(name, profile.events.other, n=1)
+        hint = f"did you mean {vid}:{near[0]}? " if near else ""
+        return (f"event: {profile.vendor.display} has no hook event {name!r}: {hint}its other "
+                f"events are: {', '.join(profile.events.other) or 'none'}")
+    return ""
+
+
+def _vendors_problem(spec: Spec, profiles: dict[str, Profile], hook: Hook) -> str:
+    """`vendors`: each a vendor of the spec, and one of them at least with the hook's event."""
+    if hook.vendors is None or hook.raw is not None:
+        return ""
+    for vid in hook.vendors:
+        if vid not in spec.vendors:
+            return f"vendors: {vid!r}: no such vendor in [vendors]"
+    event = cast(Event, hook.event)
+    if not any(profiles[v].events.of(event) for v in hook.vendors if v in profiles):
+        return (f"vendors: none of {', '.join(hook.vendors)} has a {hook.event} event: the hook "
+                "would never run")
+    return ""

@@ -4,6 +4,7 @@ this one) and the rules across them."""
 from __future__ import annotations
 
 import posixpath
+import re
 from operator import attrgetter
 from typing import Any
 
@@ -31,7 +32,6 @@ from hookshape.spec.tentacles import Tentacle
 from hookshape.spec.types import (
     AWK_LIB_NAME,
     EVENTS,
-    Event,
     FileName,
     Keyword,
     Prefix,
@@ -126,11 +126,14 @@ class Spec(Strict):
         if dupes:
             raise ValueError(f"hooks: duplicate name(s) {', '.join(dupes)}")
         taken = set(tentacle_names) | set(names)
-        for event in EVENTS:
+        for event in self.hook_events():
             on = [h for h in self.hooks if h.event == event and h.job is None]
-            if len({h.registered for h in on}) > 1:
-                raise ValueError(f"hooks: the {event} hooks run through one gate: give them all "
-                                 "the same `registered`")
+            for detached in (False, True):
+                gated = [h for h in on if h.detached == detached]
+                if len({h.registered for h in gated}) > 1:
+                    which = "async " if detached else ""
+                    raise ValueError(f"hooks: the {which}{event} hooks run through one gate: give "
+                                     "them all the same `registered`")
             rewriters = [h.name for h in on if h.rewrite]
             if len(rewriters) > 1:
                 raise ValueError(f"hooks: {', '.join(rewriters)} all rewrite the {event} input: one "
@@ -139,9 +142,15 @@ class Spec(Strict):
                 raise ValueError(f"hooks: the rewriter {rewriters[0]} must be the last {event} hook "
                                  "in the spec: a hook after it would judge the input as it was "
                                  "asked, not as it runs")
-            if on and self.group_name(event) in taken:
-                raise ValueError(f"hooks: the gate of the {event} hooks is named "
-                                 f"{self.group_name(event)!r}, which a hook or tentacle already uses")
+        for group in self.groups():
+            if group.name in taken:
+                raise ValueError(f"hooks: the gate of the {group.role} hooks is named "
+                                 f"{group.name!r}, which a hook or tentacle already uses")
+        gates = [g.name for g in self.groups()]
+        clash = sorted({n for n in gates if gates.count(n) > 1})
+        if clash:
+            raise ValueError(f"hooks: two gates would be named {clash[0]!r}: name the vendors' own "
+                             "events apart")
 
     def _longest_deadline(self) -> tuple[int, str, str]:
         """The longest gate deadline, where it comes from in words, and the keys that lower it."""
@@ -158,17 +167,34 @@ class Spec(Strict):
                            " or ".join(dict.fromkeys(keys)))
         return longest
 
-    def group_name(self, event: Event) -> str:
-        return f"{self.harness.name}-{event.replace('_', '-')}"
+    def group_name(self, event: str, detached: bool = False) -> str:
+        """The gate of an event's hooks: <harness>-<event> (a vendor's own event kebab-cased:
+        acme-claude-post-compact), -async for its async hooks."""
+        slug = event.replace("_", "-")
+        if ":" in event:
+            vendor, name = event.split(":", 1)
+            slug = vendor + "-" + re.sub(r"[^a-z0-9]+", "-", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower())
+        return f"{self.harness.name}-{slug.strip('-')}" + ("-async" if detached else "")
+
+    def hook_events(self) -> list[str]:
+        """The events the user hooks run on: the neutral ones in event order, then the vendors'
+        own in spec order."""
+        raw = [h.event for h in self.hooks if h.job is None and h.raw is not None]
+        return [e for e in EVENTS if any(h.event == e and h.job is None for h in self.hooks)] + \
+            list(dict.fromkeys(raw))
 
     def groups(self) -> list[Group]:
-        """The user hooks by event, in event order; each group keeps the hooks' spec order."""
+        """The user hooks by event, in event order (the async ones of an event in a gate of their
+        own, after it); each group keeps the hooks' spec order."""
         out = []
-        for event in EVENTS:
-            on = tuple(h for h in self.hooks if h.event == event and h.job is None)
-            if on:
-                out.append(Group(name=self.group_name(event), role=event, phase=event.upper(),
-                                 registered=on[0].registered, hooks=on))
+        for event in self.hook_events():
+            for detached in (False, True):
+                on = tuple(h for h in self.hooks if h.event == event and h.job is None
+                           and h.detached == detached)
+                if on:
+                    phase = event.upper().replace(":", " ") + (" ASYNC" if detached else "")
+                    out.append(Group(name=self.group_name(event, detached), role=event, phase=phase,
+                                     registered=on[0].registered, hooks=on, detached=detached))
         return out
 
     def deadline(self, unit: Tentacle | Group) -> int:

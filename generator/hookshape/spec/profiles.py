@@ -51,6 +51,10 @@ class Events(_Strict):
     subagent_stop: str = ""
     pre_compact: str = ""
     session_end: str = ""
+    notification: str = ""
+    permission_request: str = ""
+    post_tool_failure: str = ""
+    subagent_start: str = ""
     other: list[str] = Field([], description=(
         "the vendor's other hook events, beside the neutral ones (with config.unknown_events, the "
         "whole list: doctor flags a name outside it)"))
@@ -60,6 +64,11 @@ class Events(_Strict):
 
     def names(self, events: list[Event]) -> list[str]:
         return [self.of(e) for e in events]
+
+    def known(self, name: str) -> bool:
+        """Whether the vendor has a hook event of this name (a neutral one's or another)."""
+        return name in self.other or any(getattr(self, e) == name for e in type(self).model_fields
+                                         if e != "other")
 
 
 class Matcher(_Strict):
@@ -90,6 +99,9 @@ class Handler(_Strict):
     type: str = Field("command", description="the value of the handler's `type` key; \"\" = no type key")
     event: str = Field("", description="layout list: the key naming the event (Kimi: event)")
     extra: dict[str, Any] = Field({}, description="constant keys every handler carries")
+    async_key: str = Field("", description=(
+        "the key that makes the vendor run a handler without waiting for it (`async`, set to "
+        "true on the gates of async hooks); \"\": the vendor has none, and the gate detaches them"))
 
 
 class SettingsFile(_Strict):
@@ -334,8 +346,11 @@ class Payload(_Strict):
     stop_active: str
     stop_text: list[str]
     turn_marker: str = ""
-    tool_response: list[str] = Field([], description=(
-        "post_tool, post_tool_failure: what the tool answered (or its error)"))
+    tool_response: list[str] = Field([], description="post_tool: what the tool answered")
+    tool_error: list[str] = Field([], description="post_tool_failure: the error the tool failed with")
+    tool_input_on: dict[Event, str] = Field({}, description=(
+        "events whose tool input is at another path than tool_input (Copilot's permissionRequest: "
+        "toolInput)"))
     transcript: list[str] = Field([], description="the transcript's path")
     prompt: list[str] = Field([], description="prompt: the user's prompt")
     source: list[str] = Field([], description="session_start: why the session starts")

@@ -20,13 +20,19 @@ Role = Literal["prompt", "pre_tool", "post_tool", "stop"]
 ROLES: tuple[Role, ...] = ("prompt", "pre_tool", "post_tool", "stop")
 # the vendor-neutral lifecycle events a hook may run on (the built-in jobs use the first four roles)
 Event = Literal["session_start", "prompt", "pre_tool", "post_tool", "stop", "subagent_stop",
-                "pre_compact", "session_end"]
+                "pre_compact", "session_end", "notification", "permission_request",
+                "post_tool_failure", "subagent_start"]
 EVENTS: tuple[Event, ...] = ("session_start", "prompt", "pre_tool", "post_tool", "stop",
-                             "subagent_stop", "pre_compact", "session_end")
+                             "subagent_stop", "pre_compact", "session_end", "notification",
+                             "permission_request", "post_tool_failure", "subagent_start")
 # the awk library beside the tentacles is <this>.awk: no built-in job may take the name
 AWK_LIB_NAME = "lib"
-# events whose entries take a tool matcher
-TOOL_EVENTS: frozenset[str] = frozenset({"pre_tool", "post_tool"})
+# events about one tool call: their hooks take a tool matcher (and path globs)
+TOOL_EVENTS: frozenset[str] = frozenset({"pre_tool", "post_tool", "permission_request", "post_tool_failure"})
+# events whose hooks can hold the agent up with a refusal (a tool call, a stop, a prompt, a
+# permission): their hooks cannot run detached
+BLOCKING_EVENTS: frozenset[str] = frozenset({"pre_tool", "stop", "subagent_stop", "prompt",
+                                             "permission_request"})
 # tool classes of a vendor-neutral matcher; anything else is a vendor's raw tool name
 TOOL_CLASSES: frozenset[str] = frozenset({"any", "edit", "shell", "read", "subagent"})
 

@@ -27,6 +27,10 @@ Kind = Literal["deny", "block", "context", "none"]
 NOT_SCRIPTED: dict[Event, str] = {
     "subagent_stop": "the scripted turn starts no subagent",
     "pre_compact": "the scripted turn never fills the context, so nothing is compacted",
+    "subagent_start": "the scripted turn starts no subagent",
+    "post_tool_failure": "no scripted tool call fails",
+    "notification": "the scripted turn may raise no notification",
+    "permission_request": "the scripted turn may need no permission the vendor asks for",
 }
 
 
