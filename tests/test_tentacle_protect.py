@@ -670,3 +670,23 @@ def test_project_setup_stays_protected_without_vendor_configs(tmp_path: Path) ->
         r = pd.run("pre_tool", p_edit("claude", GATE, pd.proj), env=env)
         assert r.json == tool_block("claude", protect_msg(pd.proj / GATE))
         assert_silent(pd.run("pre_tool", p_edit("claude", ".claude/settings.json", pd.proj), env=env))
+
+
+def test_git_readers_follow_the_spec(tmp_path: Path) -> None:
+    """protect.git_readers says which git subcommands only read: the others may not name a
+    control file."""
+    import tomlkit
+    from tests.tentaclekit import render
+
+    doc = tomlkit.parse(SPEC_PATH.read_text())
+    doc["protect"]["git_readers"] = ["log"]
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(tomlkit.dumps(doc))
+    squid = render(tmp_path / "out", spec)
+    with short_root() as root:
+        pd = Pd(root, squid, DASH)
+        plant_setup(pd.proj)
+        env = {"PD_HOOK_PROVIDER": "claude"}
+        assert_silent(pd.run("pre_tool", p_shell("claude", f"git log -p {GATE}", pd.proj), env=env))
+        r = pd.run("pre_tool", p_shell("claude", f"git diff {GATE}", pd.proj), env=env)
+        assert r.json == tool_block("claude", protect_msg(pd.proj / GATE))
