@@ -367,6 +367,8 @@ PROJECT_SHAPES: list[tuple[str, str, str]] = [
     ("glob", "", "rm -rf .c*"),
     ("glob", "", "rm -rf .g*/hooks"),
     ("glob", "src", "cd .. && rm -rf .cl*"),
+    ("glob", "", "cd \"$(git rev-parse --show-toplevel)/.codex\" && rm -f *.json"),
+    ("glob", "", "cd \"$x\" && rm -rf .hookshape/*"),
     ("variable", "", f"g={GATE}; rm -f \"$g\""),
     ("variable", "", "d=.hookshape/giant-squid; echo > $d/bin/pd-hook-pre-tool"),
     ("variable", "", f"rm -f \"$PWD/{GATE}\""),
