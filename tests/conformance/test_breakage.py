@@ -80,12 +80,13 @@ BREAKAGES = [
              (("fragments/answer.sh.jinja", r"^(_\{\{ p \}\}_answer\(\) \{)$", r"\1\n  local _{{ p }}_lx"),),
              r"^matrix:ksh93/"),
     Breakage("GNU-only `sed -z` instead of `head -c`",
-             (("fragments/runtime.sh.jinja", r"head -c \{\{ h\.stdin_max_bytes \}\}", "sed -z ''"),),
+             (("fragments/outer.sh.jinja", r'"LC_ALL=C head -c " ~ h\.stdin_max_bytes ~ " 2>/dev/null"',
+               '"sed -z \'\'"'),),
              r"^matrix:[^/]+/busybox/"),
     Breakage("greedy path extractor",
              (("fragments/paths.awk.jinja",
-               r"pa_add\(pa_abs\(j_str\(f\), cwd\)\)",
-               "pa_add(pa_abs(gx(GX_text, arr[i]), cwd))"),
+               r"else pa_add\(pa_abs\(j_str\(f\), cwd\)\)",
+               "else pa_add(pa_abs(gx(GX_text, arr[i]), cwd))"),
               ("fragments/json.awk", r"^(function j_parse\(s,[^)]*\) \{)$", r'\1\n\tif (GX_text == "") GX_text = s')),
              r"^decoy:"),
     Breakage("stdin withheld from the user hooks (the gate spawns them on /dev/null)",
@@ -177,7 +178,9 @@ def probe(rendered: Rendered, hooks: Rendered, base: Path, paths: dict, interps:
                 obj, _s, bad = parse_stdout(vendor, "pre_tool", r.out)
                 ok = r.code == 0 and not bad and obj == exp.out
                 cells[f"decoy:{sh.name}/{vendor}/{name}"] = "" if ok else f"got {r.out[:120]!r}"
-        ctx = Ctx(hooks, sh, "normal", paths["normal"], "direct", interps[sh.name])
+        # (a gate of user hooks runs them itself: it is run as the vendor runs it, in an armed
+        # root with the readiness lease held)
+        ctx = Ctx(hooks, sh, "normal", paths["normal"], "gate", interps[sh.name])
         for role in HOOK_ROLES:
             vendor, fixture = HOOK_PROBE[role]
             res = run_hooks_cell(ctx, role, vendor, base, "all", only=[fixture])
