@@ -13,7 +13,9 @@ message, a message that mentions `pd start`): allowed without halt, and at most 
 under halt.
 
 PROTECT_SHAPES: commands that change, move or remove a control file of the harness, by class;
-blocked with or without halt. LOCK_SHAPES: shell writes of a locked file.
+blocked with or without halt. PROJECT_SHAPES: the same for a project setup (the scripts in
+.hookshape/giant-squid, the vendors' project configs), run in the project or in a subdirectory of
+it; PROJECT_READS: what reads them, allowed. LOCK_SHAPES: shell writes of a locked file.
 """
 
 from __future__ import annotations
@@ -278,6 +280,7 @@ PROTECT_SHAPES: list[tuple[str, str, str]] = [
     ("cd", "cd ~/.port-daddy && echo > matrix.env", "matrix.env"),
     ("cd", "pushd ~/.port-daddy && truncate -s0 HALT", "HALT"),
     ("cd", "cd $HOME/.port-daddy/squid && rm projects", "squid/projects"),
+    ("cd", "cd \"$x\" && rm -f HALT", "HALT"),
     ("glob", "cd ~/.port-daddy && touch hooks.disable?", "hooks.disabled"),
     ("glob", "cd ~/.port-daddy && rm -f H*", "HALT"),
     ("glob", "rm -f ~/.port-daddy/H?LT", "HALT"),
@@ -317,6 +320,93 @@ PROTECT_SHAPES: list[tuple[str, str, str]] = [
     ("writer", "python3 -c 'import os' ~/.port-daddy/HALT", "HALT"),
     ("case", "rm ~/.PORT-DADDY/HALT", "HALT"),
     ("case", "touch ~/.Port-Daddy/Hooks.Disabled", "hooks.disabled"),
+]
+
+# a project setup (install --scope project): its gate and an awk program beside it
+GATE = ".hookshape/giant-squid/bin/pd-hook-pre-tool"
+GATE_AWK = ".hookshape/giant-squid/bin/squid/pd-hook-pre-tool.awk"
+
+# (class, cwd, command): cwd "" is the project's root, "src" a subdirectory of it; each command
+# changes, moves or removes the setup's scripts or a vendor's project config
+PROJECT_SHAPES: list[tuple[str, str, str]] = [
+    ("redirect", "", f"echo 'exit 0' > {GATE}"),
+    ("redirect", "", f"printf '' >| {GATE_AWK}"),
+    ("redirect", "", f"cat /dev/null &> {GATE}"),
+    ("redirect", "", "echo '{}' > .claude/settings.json"),
+    ("redirect", "src", f"cd .. && echo 'exit 0' >> {GATE}"),
+    ("redirect", "src", "cd .. && echo '{}' > .codex/hooks.json"),
+    ("writer", "", f"rm -f {GATE}"),
+    ("writer", "", f"mv {GATE} /tmp/gate"),
+    ("writer", "", f"sed -i 's/exit 2/exit 0/' {GATE_AWK}"),
+    ("writer", "", f"tee {GATE} < /dev/null"),
+    ("writer", "", f"cp /bin/true {GATE}"),
+    ("writer", "", f"chmod -x {GATE}"),
+    ("writer", "", "rm -rf .hookshape"),
+    ("writer", "", "rm -rf .hookshape/giant-squid"),
+    ("writer", "", "rm .gemini/settings.json"),
+    ("writer", "", "sed -i d .github/hooks/giant-squid.json"),
+    ("writer", "", "tee .qwen/settings.json < /dev/null"),
+    ("writer", "", "cp /tmp/x .cursor/hooks.json"),
+    ("writer", "", "mv /tmp/x .factory/hooks.json"),
+    ("cd", "src", f"cd .. && rm -f {GATE}"),
+    ("cd", "src", f"cd .. && mv /tmp/x {GATE}"),
+    ("cd", "src", f"cd .. && sed -i d {GATE_AWK}"),
+    ("cd", "src", f"cd .. && tee {GATE} < /dev/null"),
+    ("cd", "src", f"cd .. && cp x {GATE}"),
+    ("cd", "src", f"rm ../{GATE}"),
+    ("cd", "src", "cd .. && rm .claude/settings.json"),
+    ("cd", "src", "cd ../.codex && echo '{}' > hooks.json"),
+    ("cd", "", "cd .hookshape/giant-squid/bin && rm pd-hook-pre-tool"),
+    ("cd", "", "cd .hookshape && rm -rf giant-squid"),
+    ("cd", "", "cd \"$(git rev-parse --show-toplevel)/.hookshape/giant-squid/bin\" && rm pd-hook-pre-tool"),
+    ("cd", "src", "cd \"$x/.hookshape\" && rm -rf giant-squid"),
+    ("glob", "", "rm -f .hookshape/giant-squid/bin/*"),
+    ("glob", "", "rm -rf .hookshape/*/bin"),
+    ("glob", "", "cp /bin/true .hookshape/giant-squid/bin/pd-hook-pre-t??l"),
+    ("glob", "", "rm -rf .h*"),
+    ("glob", "", "rm -rf .c*"),
+    ("glob", "", "rm -rf .g*/hooks"),
+    ("glob", "src", "cd .. && rm -rf .cl*"),
+    ("glob", "", "cd \"$(git rev-parse --show-toplevel)/.codex\" && rm -f *.json"),
+    ("glob", "", "cd \"$x\" && rm -rf .hookshape/*"),
+    ("variable", "", f"g={GATE}; rm -f \"$g\""),
+    ("variable", "", "d=.hookshape/giant-squid; echo > $d/bin/pd-hook-pre-tool"),
+    ("variable", "", f"rm -f \"$PWD/{GATE}\""),
+    ("variable", "", f"rm -f $x/{GATE}"),
+    ("variable", "", "rm -f .hookshape/$x/bin/pd-hook-pre-tool"),
+    ("variable", "", "touch \"$(echo .hookshape/giant-squid)/bin/pd-hook-pre-tool\""),
+    ("case", "", "rm -f .HOOKSHAPE/Giant-Squid/bin/pd-hook-pre-tool"),
+    ("case", "", "echo > .Claude/Settings.json"),
+    ("shell", "", f"sh -c 'rm -f {GATE}'"),
+    ("shell", "", f"echo {GATE} | xargs rm -f"),
+    ("shell", "src", f"bash -c \"cd .. && echo > {GATE_AWK}\""),
+    ("git", "", f"git checkout -- {GATE}"),
+    ("git", "", f"git restore {GATE_AWK}"),
+    ("git", "", "git rm -q .codex/hooks.json"),
+    ("git", "", "git diff --output=.claude/settings.json"),
+    ("git", "", "git diff --output .claude/settings.json"),
+    ("git", "", f"git -c core.pager=true diff {GATE}"),
+    ("git", "", "GIT_EXTERNAL_DIFF=rm git diff .codex/hooks.json"),
+]
+
+# (cwd, command): reads of a project setup, allowed
+PROJECT_READS: list[tuple[str, str]] = [
+    ("", "cat .claude/settings.json"),
+    ("", "git diff .codex/hooks.json"),
+    ("", f"cat {GATE}"),
+    ("", f"head -20 {GATE_AWK}"),
+    ("", "ls -la .hookshape/giant-squid/bin"),
+    ("", "grep -n hooks .gemini/settings.json"),
+    ("", "jq . .codex/hooks.json"),
+    ("", f"sha256sum {GATE} > /tmp/sums"),
+    ("", "git diff --stat .claude/settings.json"),
+    ("", "git log --oneline -- .hookshape .claude"),
+    ("", "git status --short .hookshape"),
+    ("", "git show HEAD:.codex/hooks.json"),
+    ("", "git blame .github/hooks/giant-squid.json"),
+    ("src", "cd .. && git diff .codex/config.toml"),
+    ("src", f"git -C .. log -p {GATE}"),
+    ("src", "diff ../.claude/settings.json /tmp/settings.json"),
 ]
 
 # (class, command, locked): with a foreign lock on the project's src/auth.ts and the dial at

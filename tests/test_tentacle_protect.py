@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from tests.gatekit import Rig
+from tests.conformance.kit import allow_answer
+from tests.gatekit import NAMES, Rig
 from tests.scratch import short_root
-from tests.shapes import PROTECT_SHAPES
-from tests.shells import AWK_PREFER, CORE, FAST, InTurn
+from tests.shapes import GATE, GATE_AWK, PROJECT_READS, PROJECT_SHAPES, PROTECT_SHAPES
+from tests.shells import AWK_PREFER, CORE, DIST, FAST, InTurn
 from tests.tentaclekit import (
     DASH,
     MSG,
@@ -536,3 +537,156 @@ def test_case_spellings_of_control_files(pd: Pd, vendor: str, spelling: str) -> 
     target = pd.root / "userhome" / spelling
     r = pd.run("pre_tool", p_edit(vendor, str(target), pd.proj), env={**DEFAULT_HOME, "PD_HOOK_PROVIDER": vendor})
     assert r.json == tool_block(vendor, protect_msg(target))
+
+
+# -- a project setup (install --scope project) -------------------------------------------------
+# The scripts a team commits in harness.project_dir and the vendors' project configs that run
+# them: an agent working in the project may read them, never change them (else it switches the
+# guard off for every later call). The gate that runs is the project's own copy.
+
+PROJECT_DIR = SPEC["harness"]["project_dir"]
+# each vendor's project config as install --scope project writes it (docs/hooks.md); agy's and
+# kimi's setups run at user scope only, but agy's project file is a hook config all the same
+PROJECT_CONFIGS = {"claude": ".claude/settings.json", "gemini": ".gemini/settings.json",
+                   "codex": ".codex/hooks.json", "copilot": ".github/hooks/giant-squid.json",
+                   "qwen": ".qwen/settings.json", "cursor": ".cursor/hooks.json",
+                   "factory": ".factory/hooks.json", "agy": ".agents/hooks.json"}
+PROJECT_FILES = [*PROJECT_CONFIGS.values(), ".codex/config.toml", ".claude/settings.local.json"]
+PROJECT_CLASSES = sorted({cls for cls, _w, _c in PROJECT_SHAPES})
+
+
+def plant_setup(project: Path) -> None:
+    """A project holding a committed setup: the rendered scripts in harness.project_dir, every
+    vendor's project config, and a subdirectory src."""
+    shutil.copytree(DIST / "bin", project / PROJECT_DIR / "bin", symlinks=True)
+    for rel in PROJECT_FILES:
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text("{}\n")
+    (project / "src").mkdir()
+
+
+def setup_rig(tmp_path: Path) -> tuple[Rig, dict[str, str], str]:
+    """A home rig whose project holds a committed setup; the env and the project's gate."""
+    rig, env = home_rig(tmp_path)
+    plant_setup(rig.project)
+    return rig, env, str(rig.project / PROJECT_DIR / "bin" / NAMES["pre_tool"])
+
+
+def run_in_setup(rig: Rig, env: dict[str, str], gate: str, sh: Shell, vendor: str, payload: dict[str, Any],
+                 where: str) -> dict[str, Any] | None:
+    """The project's gate on one event, run in the project (or its subdirectory where): its
+    answer, None when it allowed (nothing, or the vendor's allow answer)."""
+    cwd = rig.project / where
+    res = rig.run("pre_tool", json.dumps(payload), vendor=vendor, sh=sh, argv0=gate, cwd=cwd, **env)
+    assert res.code == 0, res.err
+    return json.loads(res.out) if res.out and res.out != allow_answer(vendor, "pre_tool").decode() else None
+
+
+@pytest.mark.parametrize("sh", CORE, ids=[s.name for s in CORE])
+def test_project_setup_edits_are_blocked(tmp_path: Path, sh: Shell) -> None:
+    """An edit tool may not write the setup's gate, the awk beside it or the vendor's project
+    config, named from the project's root or from a subdirectory (every vendor under dash, two
+    under busybox sh and bash)."""
+    rig, env, gate = setup_rig(tmp_path)
+    wrong = []
+    for vendor in VENDORS if sh.name == "dash" else VENDORS[:2]:
+        for rel in (GATE, GATE_AWK, PROJECT_CONFIGS.get(vendor, ".claude/settings.json")):
+            for where, name in (("", rel), ("src", "../" + rel)):
+                cwd = rig.project / where
+                out = run_in_setup(rig, env, gate, sh, vendor, p_edit(vendor, name, cwd), where)
+                if out != tool_block(vendor, protect_msg(rig.project / rel)):
+                    wrong.append((vendor, where, name, out))
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("sh", CORE, ids=[s.name for s in CORE])
+@pytest.mark.parametrize("cls", PROJECT_CLASSES)
+def test_project_setup_shell_writes_are_blocked(tmp_path: Path, sh: Shell, cls: str) -> None:
+    """Each class of tests/shapes.py's PROJECT_SHAPES through the project's gate, in the project
+    or a subdirectory of it (the whole class under dash, its first shapes under busybox sh and
+    bash)."""
+    rig, env, gate = setup_rig(tmp_path)
+    shapes = [(w, c) for k, w, c in PROJECT_SHAPES if k == cls]
+    passed = []
+    for i, (where, command) in enumerate(shapes if sh.name == "dash" else shapes[:2]):
+        vendor = VENDORS[i % len(VENDORS)]
+        out = run_in_setup(rig, env, gate, sh, vendor, p_shell(vendor, command, rig.project / where), where)
+        if not is_protect_block(vendor, out):
+            passed.append((where, command))
+    assert not passed, f"{cls} under {sh.name}: {passed!r}"
+
+
+@pytest.mark.parametrize("sh", CORE, ids=[s.name for s in CORE])
+@pytest.mark.parametrize("halt", [False, True], ids=["free", "halted"])
+def test_project_setup_reads_pass(tmp_path: Path, sh: Shell, halt: bool) -> None:
+    """Reading the setup and its configs stays free (cat, grep, jq, git diff, git log, ...), with
+    or without halt (every read under dash, the first ones under busybox sh and bash)."""
+    rig, env, gate = setup_rig(tmp_path)
+    if halt:
+        (rig.home / "HALT").write_text("drill\n")
+    blocked = []
+    for i, (where, command) in enumerate(PROJECT_READS if sh.name == "dash" else PROJECT_READS[:3]):
+        vendor = VENDORS[i % len(VENDORS)]
+        out = run_in_setup(rig, env, gate, sh, vendor, p_shell(vendor, command, rig.project / where), where)
+        if out is not None:
+            blocked.append((where, command, out))
+    assert not blocked, blocked
+
+
+# fast mode: the preferred awk only. An awk that dies reading a directory (mawk) must never be
+# handed one: a glob standing for a config's directory was allowed that way.
+@pytest.mark.parametrize("awk", [f"awk={AWK_PREFER[0]}"] if FAST else
+                         ["busybox-only", "awk=original-awk", "awk=mawk", "awk=gawk"])
+def test_project_setup_globs_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str) -> None:
+    pd.env["PATH"] = awk_paths[awk]
+    plant_setup(pd.proj)
+    passed = []
+    for i, (where, command) in enumerate((w, c) for k, w, c in PROJECT_SHAPES if k in ("glob", "cd")):
+        vendor = VENDORS[i % len(VENDORS)]
+        r = pd.run("pre_tool", p_shell(vendor, command, pd.proj / where), env={"PD_HOOK_PROVIDER": vendor})
+        if not is_protect_block(vendor, r.json):
+            passed.append(command)
+    assert not passed, passed
+    for where, command in PROJECT_READS[:4]:
+        r = pd.run("pre_tool", p_shell("claude", command, pd.proj / where), env={"PD_HOOK_PROVIDER": "claude"})
+        assert_silent(r)
+
+
+def test_project_setup_stays_protected_without_vendor_configs(tmp_path: Path) -> None:
+    """protect.vendor_configs = false frees the vendors' configs, not the setup's scripts (like
+    bin/ of the harness home, they are the harness's own)."""
+    import tomlkit
+    from tests.tentaclekit import render
+
+    doc = tomlkit.parse(SPEC_PATH.read_text())
+    doc["protect"]["vendor_configs"] = False
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(tomlkit.dumps(doc))
+    squid = render(tmp_path / "out", spec)
+    with short_root() as root:
+        pd = Pd(root, squid, DASH)
+        plant_setup(pd.proj)
+        env = {"PD_HOOK_PROVIDER": "claude"}
+        r = pd.run("pre_tool", p_edit("claude", GATE, pd.proj), env=env)
+        assert r.json == tool_block("claude", protect_msg(pd.proj / GATE))
+        assert_silent(pd.run("pre_tool", p_edit("claude", ".claude/settings.json", pd.proj), env=env))
+
+
+def test_git_readers_follow_the_spec(tmp_path: Path) -> None:
+    """protect.git_readers says which git subcommands only read: the others may not name a
+    control file."""
+    import tomlkit
+    from tests.tentaclekit import render
+
+    doc = tomlkit.parse(SPEC_PATH.read_text())
+    doc["protect"]["git_readers"] = ["log"]
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(tomlkit.dumps(doc))
+    squid = render(tmp_path / "out", spec)
+    with short_root() as root:
+        pd = Pd(root, squid, DASH)
+        plant_setup(pd.proj)
+        env = {"PD_HOOK_PROVIDER": "claude"}
+        assert_silent(pd.run("pre_tool", p_shell("claude", f"git log -p {GATE}", pd.proj), env=env))
+        r = pd.run("pre_tool", p_shell("claude", f"git diff {GATE}", pd.proj), env=env)
+        assert r.json == tool_block("claude", protect_msg(pd.proj / GATE))

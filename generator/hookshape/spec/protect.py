@@ -19,6 +19,8 @@ LAUNCHERS = ("sudo", "doas", "env", "nohup", "setsid", "command", "exec", "built
 READERS = ("cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "ls", "stat", "wc",
            "diff", "cmp", "file", "test", "md5sum", "sha1sum", "sha256sum", "jq", "echo", "printf",
            "readlink", "realpath", "du", "cd", "pushd")
+# git subcommands that only read the paths they name
+GIT_READERS = ("diff", "log", "show", "status", "blame", "ls-files")
 
 
 class Protect(Strict):
@@ -31,6 +33,10 @@ class Protect(Strict):
         "matched by their tail in any directory (default: the dial files)"))
     readers: list[ScriptName] = Field(list(READERS), description=(
         "commands that only read the paths they name"))
+    git_readers: list[ScriptName] = Field(list(GIT_READERS), description=(
+        "git subcommands that only read the paths they name (git diff, git log, ...): their "
+        "operands may name a control file, unless git runs behind an assignment or a global "
+        "option other than -C and --no-pager, or the operand follows --output"))
     launchers: list[ScriptName] = Field(list(LAUNCHERS), description=(
         "commands that run the command named after them (sudo, env, xargs, timeout, ...): the "
         "shell reader looks through them for the command that runs"))
