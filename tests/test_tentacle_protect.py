@@ -39,6 +39,7 @@ from tests.tentaclekit import (
 
 from hookshape.spec.model import Spec
 from hookshape.spec.profiles import ProfileError, builtin_dir, load_profile
+from hookshape.spec.protect import Protect
 
 pytest_plugins = ["tests.tentaclekit"]  # fixtures: squid, sh, pd, farms
 
@@ -690,3 +691,21 @@ def test_git_readers_follow_the_spec(tmp_path: Path) -> None:
         assert_silent(pd.run("pre_tool", p_shell("claude", f"git log -p {GATE}", pd.proj), env=env))
         r = pd.run("pre_tool", p_shell("claude", f"git diff {GATE}", pd.proj), env=env)
         assert r.json == tool_block("claude", protect_msg(pd.proj / GATE))
+
+
+def test_a_command_of_more_globs_than_protect_matches_is_blocked(tmp_path: Path) -> None:
+    """Each glob word is matched against every protected path (about 60 microseconds a word):
+    16 KB of `a*` took 0.3 s, and three such calls opened the breaker, which switched protect
+    off. Past protect.glob_max patterns a command is blocked, naming the home (as a cut
+    command is); up to it, it runs. Through the gate, a harness home of its own."""
+    cap = Protect().glob_max
+    rig, env = home_rig(tmp_path)
+    home = rig.home
+
+    def run(n: int) -> dict[str, Any] | None:
+        command = "rm -f " + " ".join(f"x{i}*" for i in range(n))
+        res = rig.run("pre_tool", json.dumps(p_shell("claude", command, rig.project)), vendor="claude", **env)
+        return json.loads(res.out) if res.out else None
+
+    assert run(cap) is None
+    assert run(cap + 1) == tool_block("claude", protect_msg(home))

@@ -47,5 +47,9 @@ class Protect(Strict):
     scan_max_bytes: Annotated[int, Field(ge=256, le=65536)] = Field(16384, description=(
         "a longer command is not read: it is blocked when it holds the harness home's name, its "
         "env var or a protected name that is no plain lowercase word"))
+    glob_max: Annotated[int, Field(ge=8, le=4096)] = Field(128, description=(
+        "a shell command with more glob patterns than this is blocked, naming the harness home "
+        "(each pattern is matched against every protected path: an unbounded count would make "
+        "the check slow enough to open the gate's breaker)"))
     echo_max_bytes: Annotated[int, Field(ge=32, le=4096)] = Field(256, description=(
         "the block message shows at most this much of the path"))
