@@ -22,6 +22,7 @@ from hookshape.errors import ConfigError
 
 Kind = Literal["object", "array", "scalar"]
 _WS = " \t\r\n"
+_WS_RUN = re.compile(f"[{_WS}]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _SCALAR_END = re.compile(r"[\s,\]}]")
 # A string (kept as it is), a line comment, or a block comment (unclosed: to the end).
@@ -85,8 +86,9 @@ class _Scanner:
         self.pos = 0
 
     def skip(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] in _WS:
-            self.pos += 1
+        match = _WS_RUN.match(self.text, self.pos)
+        assert match is not None  # a run of none matches too
+        self.pos = match.end()
 
     def value(self) -> Node:
         self.skip()
@@ -114,7 +116,9 @@ class _Scanner:
         while self.next_or_close("}"):
             key_start = self.pos
             self.pos = self.string_end()
-            key = json.loads(self.text[key_start:self.pos])
+            key = self.text[key_start + 1:self.pos - 1]
+            if "\\" in key:
+                key = json.loads(self.text[key_start:self.pos])
             self.skip()
             self.pos += 1  # the colon
             node.members.append(Member(key, key_start, self.value()))

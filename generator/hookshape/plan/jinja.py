@@ -4,7 +4,7 @@ template's final newline survives), plus filters that make spec text safe as sh 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -33,6 +33,7 @@ def templates_dir() -> Path:
 
 # inside single quotes, each of these closes the quote, is escaped, and reopens it
 _SH_ESCAPES = {"'": "'\\''", "$": "'\\$'", "`": "'\\`'", "\\": "'\\\\'"}
+_SH_TABLE = str.maketrans(_SH_ESCAPES)
 
 
 def sh_quote(value: object) -> str:
@@ -40,8 +41,7 @@ def sh_quote(value: object) -> str:
     backslashes are backslash-escaped outside the quotes, so no text that looks like an expansion
     sits inside single quotes (shellcheck's SC2016 on a message that mentions `$HOME`) and no
     backslash ends a quoted part (SC1003 on a command word holding `\\$HOME`)."""
-    text = "".join(_SH_ESCAPES.get(c, c) for c in str(value))
-    return "'" + text + "'"
+    return "'" + str(value).translate(_SH_TABLE) + "'"
 
 
 def awk_string(value: object) -> str:
@@ -174,8 +174,25 @@ def vendor_configs(spec: Spec, vendors: list[Profile]) -> tuple[list[str], list[
 
 
 def spec_context(spec: Spec, vendors: list[Profile]) -> dict[str, Any]:
-    """What a template that belongs to no one tentacle sees (the awk library of bin/<tentacle_dir>)."""
+    """What a template that belongs to no one tentacle sees (the awk library of bin/<tentacle_dir>).
+    Every template of a render sees the same: the last one is kept (for this very spec and these
+    very profiles, which it holds, so an id is never reused)."""
+    last = _last_spec_context
+    if last and last[0] is spec and len(last[1]) == len(vendors) and \
+            all(a is b for a, b in zip(last[1], vendors, strict=True)):
+        kept: dict[str, Any] = last[2]
+        return kept
+    ctx = _spec_context(spec, vendors)
+    _last_spec_context[:] = [spec, list(vendors), ctx]
+    return ctx
+
+
+_last_spec_context: list[Any] = []
+
+
+def _spec_context(spec: Spec, vendors: list[Profile]) -> dict[str, Any]:
     prefix = spec.harness.prefix
+    groups = spec.groups()
     return {
         "spec": spec,
         "h": spec.harness,
@@ -185,11 +202,11 @@ def spec_context(spec: Spec, vendors: list[Profile]) -> dict[str, Any]:
         "mcp_prefixes": {v.id: mcp_prefixes(spec, v) for v in vendors},
         "roles": ROLES,
         # the vendor tables name the events of the four tentacles and of every hook group
-        "events": [e for e in EVENTS if e in ROLES or any(g.role == e for g in spec.groups())],
+        "events": [e for e in EVENTS if e in ROLES or any(g.role == e for g in groups)],
         # the vendors' own events of hook gates: (event, vendor, its name)
-        "raw_events": list(dict.fromkeys((g.role, *g.raw) for g in spec.groups() if g.raw)),
+        "raw_events": list(dict.fromkeys((g.role, *g.raw) for g in groups if g.raw)),
         "tool_events": sorted(TOOL_EVENTS),
-        "adapters": bool(spec.groups()),
+        "adapters": bool(groups),
         "vendor_configs": vendor_configs(spec, vendors),
     }
 
@@ -218,31 +235,32 @@ def render_template(name: str, ctx: dict[str, Any]) -> str:
         text = env.get_template(name).render(**ctx)
     except jinja2.TemplateNotFound as exc:
         raise HookshapeError(f"templates/{exc.name}: template not found") from None
-    if "'" in _awk_bodies(text):
+    lean, bodies = _lean_awk(text)
+    if "'" in bodies:
         raise HookshapeError(f"templates/{name}: an awk program holds a single quote")
-    return _lean_awk(text)
+    return lean
 
 
-def _lean_awk(text: str) -> str:
-    """The script without the comment and blank lines of its awk programs: the shell reads an
-    awk program in quotes byte by byte on every run (the templates keep them; the guard lines
-    stay)."""
-    return "".join(line for line, awk in _awk_lines(text)
-                   if not awk or (line.strip() and not line.lstrip().startswith("#")))
-
-
-def _awk_bodies(text: str) -> str:
-    """The text between `# awk-begin` and `# awk-end` guard lines (awk inside single quotes)."""
-    return "".join(line for line, awk in _awk_lines(text) if awk)
-
-
-def _awk_lines(text: str) -> Iterator[tuple[str, bool]]:
-    """Each line (with its end) and whether it lies between an awk-begin and an awk-end guard."""
+def _lean_awk(text: str) -> tuple[str, str]:
+    """The script without the comment and blank lines of its awk programs (the shell reads an
+    awk program in quotes byte by byte on every run; the templates keep them; the guard lines
+    stay), and the text of those programs: what lies between `# awk-begin` and `# awk-end`
+    guard lines (awk inside single quotes)."""
+    if "# awk-begin" not in text:
+        return text, ""
+    keep: list[str] = []
+    bodies: list[str] = []
     on = False
     for line in text.splitlines(keepends=True):
         bare = line.strip()
-        if bare.startswith("# awk-end"):
+        if not on:
+            keep.append(line)
+            on = bare.startswith("# awk-begin")
+        elif bare.startswith("# awk-end"):
+            keep.append(line)
             on = False
-        yield line, on
-        if bare.startswith("# awk-begin"):
-            on = True
+        else:
+            bodies.append(line)
+            if bare and not bare.startswith("#"):
+                keep.append(line)
+    return "".join(keep), "".join(bodies)

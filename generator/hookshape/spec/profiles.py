@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -11,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from hookshape.errors import ProfileError
 from hookshape.spec.types import Event
-from hookshape.spec.validation import parse_toml, validate
+from hookshape.spec.validation import loads_toml, read_text, validate
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$", description=(
     "an identifier: letters, digits, '_' and '.', starting with a letter or '_'"))]
@@ -597,8 +598,14 @@ def builtin_dir() -> Path:
 
 
 def load_profile(path: Path) -> Profile:
-    data = parse_toml(path, ProfileError)
-    profile: Profile = validate(path, Profile, data, ProfileError)
+    """The profile in a file. The same text is parsed and validated once per process: a command
+    reads the nine built-in profiles, most of them more than once, and a profile is frozen."""
+    return _profile(path, read_text(path, ProfileError))
+
+
+@cache
+def _profile(path: Path, text: str) -> Profile:
+    profile: Profile = validate(path, Profile, loads_toml(text, path, ProfileError), ProfileError)
     if profile.id != path.stem:
         raise ProfileError(f"{path}: vendor.id: {profile.id!r} must match the file name {path.stem!r}")
     return profile

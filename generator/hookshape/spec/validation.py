@@ -22,14 +22,18 @@ _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 def parse_toml(path: Path, error: type[HookshapeError]) -> dict[str, Any]:
     """Read and parse a TOML file; a syntax error reports file:line:col."""
+    return loads_toml(read_text(path, error), path, error)
+
+
+def read_text(path: Path, error: type[HookshapeError]) -> str:
+    """A UTF-8 text file's text, without a byte order mark (some editors write one)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text") from None
-    text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark (some editors write one)
-    return loads_toml(text, path, error)
+    return text.removeprefix("\ufeff")
 
 
 def loads_toml(text: str, path: Path, error: type[HookshapeError], after: str = "") -> dict[str, Any]:
