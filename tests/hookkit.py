@@ -340,17 +340,30 @@ class Box:
 
     def run(self, tree: Tree, event: str, payload: bytes, vendor: str | None, sh: Shell = DASH, *,
             path: str | None = None, timeout: float = 60, detached: bool = False,
-            before_cleanup: Callable[[], None] | None = None, **extra: str) -> Run:
+            before_cleanup: Callable[[], None] | None = None, held: list[str] | None = None,
+            no_stderr: bool = False, **extra: str) -> Run:
         """Run the event's gate (under `sh`, its adapter under the same shell) in the armed
         project, in a process group of its own that is killed afterwards (after
-        `before_cleanup` looked)."""
+        `before_cleanup` looked). With `held`: the gate's answer must fit a pipe; once the gate
+        has exited, `held` gets every process that still holds the vendor's stdout or stderr
+        open (the vendor would wait for them). With `no_stderr`: the gate starts with fd 2 closed."""
         start = time.monotonic()
         env = self.env(tree.loaded.spec, vendor, sh, path, **extra)
-        proc = subprocess.Popen([*absolute_argv(sh), str(tree.gate(event, detached))], stdin=subprocess.PIPE,
+        argv = [*absolute_argv(sh), str(tree.gate(event, detached))]
+        if no_stderr:
+            argv = ["/bin/sh", "-c", 'exec "$@" 2>&-', "sh", *argv]
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                                 cwd=self.project, start_new_session=True)
         try:
-            out, err = proc.communicate(payload, timeout=timeout)
+            if held is not None:
+                assert proc.stdin and proc.stdout and proc.stderr
+                proc.stdin.write(payload)
+                proc.stdin.close()
+                proc.stdin = None  # (communicate would flush it)
+                proc.wait(timeout=timeout)
+                held += holders(proc.stdout.fileno(), proc.stderr.fileno())
+            out, err = proc.communicate(None if held is not None else payload, timeout=timeout)
             took = time.monotonic() - start
             if before_cleanup is not None:
                 before_cleanup()
@@ -359,6 +372,21 @@ class Box:
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         return Run(proc.returncode, out, err, took)
+
+
+def holders(*fds: int) -> list[str]:
+    """The other processes that hold open what these fds of ours are (pipes): `pid fd command`."""
+    mine = {os.readlink(f"/proc/self/fd/{fd}") for fd in fds}
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in (proc / "fd").iterdir():
+                if os.readlink(fd) in mine:
+                    cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                    found.append(f"{proc.name} fd {fd.name} {cmd.strip()}")
+    return found
 
 
 # ------------------------------------------------------------------------------- fixtures --

@@ -210,11 +210,27 @@ KILLER = 'kill -9 "$PPID"\nsleep 5\n'
 def test_a_closed_hook_that_kills_its_job_is_refused(tmp_path: Path, box: Box, sh: Shell, vendor: str) -> None:
     tree = tree_of(tmp_path, [guard(run=["sh", "{dir}/killer.sh"], files=["killer.sh"])],
                    files={"killer.sh": KILLER})
-    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "ok.txt", box.project)), vendor, sh)
+    held: list[str] = []
+    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "ok.txt", box.project)), vendor, sh, held=held)
     reason = denied(r, vendor)
     assert reason == tree.loaded.spec.contract.closed_message.format(
         hook=tree.group("pre_tool").name, why="its gate could not finish the run")
     assert r.err == b"" or not answer_on_stderr(vendor)
+    # the hook sleeps on, its watchdog with it: neither holds the vendor's pipes once the gate
+    # has answered (a copy of stderr kept for a call's redirection once did, until the deadline)
+    assert held == []
+
+
+@pytest.mark.parametrize(("sh", "vendor"), deny_cases(), ids=ids)
+def test_a_gate_given_no_stderr_refuses_as_with_one(tmp_path: Path, box: Box, sh: Shell, vendor: str) -> None:
+    """A vendor that starts the gate with fd 2 closed: the same exit code and stdout as with one
+    (the gate keeps stderr aside while its job runs only where it is open)."""
+    tree = tree_of(tmp_path, [guard()])
+    doc = raw(edit_doc(vendor, ".env", box.project))
+    given, none = (box.run(tree, "pre_tool", doc, vendor, sh, no_stderr=closed) for closed in (False, True))
+    assert (none.code, none.out) == (given.code, given.out), none.brief()
+    assert none.err == b""
+    assert denied(given, vendor) == "secrets: .env"
 
 
 def answer_on_stderr(vendor: str) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -145,8 +146,11 @@ class _Scanner:
         return True
 
 
+@lru_cache(maxsize=16)
 def scan(text: str) -> Node:
-    """Spans of an already valid JSON text (comments, where it may hold them, skipped)."""
+    """Spans of an already valid JSON text (comments, where it may hold them, skipped). The tree
+    is only read, never changed: an edit scans its text after each step, mostly the same text
+    again, and each text is scanned once."""
     return _Scanner(strip_comments(text)).value()
 
 
