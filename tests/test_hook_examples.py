@@ -207,7 +207,8 @@ def test_minimal_reminds_at_the_prompt_through_its_gate(vendor: str, bare: Box,
         assert tree.cell("prompt", vendor, "context")["level"] == "unsupported"
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+# (fast mode: every other vendor; test_simulate reads every vendor's answers)
+@pytest.mark.parametrize("vendor", VENDORS[::2] if FAST else VENDORS)
 def test_minimal_through_simulate(vendor: str, tmp_path: Path, example: Callable[[str], Tree]) -> None:
     spec = EXAMPLES / "minimal.toml"
     for label, doc, want in minimal_calls(vendor):

@@ -768,7 +768,7 @@ def test_a_failed_reinstall_or_uninstall_rolls_back(home: Path, monkeypatch: pyt
 # cannot undo or finish: every step of an install and of an uninstall in turn (fast mode: a
 # sample), then the next runs, and the home is byte for byte as it was before the install; a
 # project setup's too (the project inside the home, so the snapshot holds both).
-SWEEP = [pytest.param(verb, scope, 25 if FAST else 1, marks=[] if FAST else [pytest.mark.slow],
+SWEEP = [pytest.param(verb, scope, 40 if FAST else 1, marks=[] if FAST else [pytest.mark.slow],
                       id=verb if scope == "user" else f"{verb}-{scope}")
          for scope in ("user", "project") for verb in ("install", "uninstall")]
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import tomlkit
 from tests import clikit
-from tests.shells import sh_scripts
+from tests.shells import FAST, sh_scripts
 from tests.tentaclekit import suffix
 
 from hookshape import __version__
@@ -115,14 +115,16 @@ def test_renders_from_different_cwds_and_spec_copies_are_identical(tmp_path: Pat
     empty.mkdir()
     # different hash seeds too: no output may depend on set or dict-of-set iteration order
     a = render_to(tmp_path / "a", env={"PYTHONHASHSEED": "1"})
-    b = render_to(tmp_path / "b", "--spec", elsewhere / "hookshape.toml", cwd=empty,
-                  env={"PYTHONHASHSEED": "2"})
-    c = render_to(Path("../../c"), cwd=elsewhere, env={"PYTHONHASHSEED": "3", "TZ": "Asia/Tokyo"})
-    d = render_to(tmp_path / "d", "--spec", "hookshape.toml", cwd=elsewhere,
-                  env={"PYTHONHASHSEED": "random", "LC_ALL": "C", "TZ": "UTC"})
+    others = [("relative --spec", render_to(tmp_path / "d", "--spec", "hookshape.toml", cwd=elsewhere,
+                                              env={"PYTHONHASHSEED": "random", "LC_ALL": "C", "TZ": "UTC"}))]
+    if not FAST:  # fast mode: two processes (each is a fresh interpreter)
+        others += [("copied spec from an empty cwd",
+                    render_to(tmp_path / "b", "--spec", elsewhere / "hookshape.toml", cwd=empty,
+                              env={"PYTHONHASHSEED": "2"})),
+                   ("cwd next to a copied spec",
+                    render_to(Path("../../c"), cwd=elsewhere, env={"PYTHONHASHSEED": "3", "TZ": "Asia/Tokyo"}))]
     assert a, "render produced nothing"
-    for name, other in (("copied spec from an empty cwd", b), ("cwd next to a copied spec", c),
-                        ("relative --spec", d)):
+    for name, other in others:
         problems = tree_diff(a, other)
         assert not problems, f"{name}: not byte-identical:\n" + "\n".join(problems)
     assert sorted(p.name for p in empty.iterdir()) == [], "render wrote into its cwd"

@@ -572,18 +572,21 @@ def test_80k_chain_through_the_gate_keeps_the_halt(tmp_path: Path, vendor: str) 
 @pytest.mark.parametrize("awk", [f"awk={AWK_PREFER[0]}"] if FAST else
                          ["busybox-only", "awk=original-awk", "awk=mawk", "awk=gawk"])
 def test_every_shape_under_every_awk(pd: Pd, awk_paths: dict[str, str], awk: str) -> None:
+    """(fast mode: every fourth shape of each corpus: the other tests run them all under the
+    same awk, on the full PATH)"""
     pd.env["PATH"] = awk_paths[awk]
     env = halted(pd, "claude")
-    for command in [*BLOCKED, "x;" * 40_000 + "pd start"]:
+    step = 4 if FAST else 1
+    for command in [*BLOCKED[::step], "x;" * 40_000 + "pd start"]:
         r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
         assert r.json == tool_block("claude", halt_msg(REASON)), command
-    for command in UNREADABLE:
+    for command in UNREADABLE[::step]:
         r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
         assert r.json == tool_block("claude", unread_msg(REASON)), command
-    for _cls, command, _runs in HALT_SHAPES:
+    for _cls, command, _runs in HALT_SHAPES[::step]:
         r = pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env)
         assert r.json in halt_answers("claude"), command
-    for command in ALLOWED:
+    for command in ALLOWED[::step]:
         assert_silent(pd.run("pre_tool", p_shell("claude", command, pd.proj), env=env))
 
 
