@@ -9,6 +9,7 @@ from typing import Any
 
 from hookshape import __version__
 from hookshape.errors import SpecError
+from hookshape.plan import jinja
 from hookshape.plan.awklib import trim
 from hookshape.plan.capabilities import Cell, table, to_json, to_markdown
 from hookshape.plan.configs import render_config
@@ -84,13 +85,31 @@ def job_files(loaded: Loaded, name: str) -> tuple[str, ...]:
 
 def script_artifacts(loaded: Loaded) -> list[Artifact]:
     """Everything under bin/: per gate the gate, its tentacle (a built-in job's) and its awk
-    program, the awk library once for them all, then the hooks' files."""
+    program, the awk library once for them all, then the hooks' files (read anew each time)."""
+    return list(_rendered(loaded)) + hook_file_artifacts(loaded)
+
+
+# The rendered scripts of the last specs rendered: they depend on the spec, the profiles, the
+# spec's file name and the templates' directory alone; a loaded spec or profile is frozen and
+# the same object for the same text, and a command (simulate, test, install) may render one spec
+# more than once. An entry holds the objects of its key: their ids cannot be reused meanwhile.
+_RENDERED: dict[tuple[object, ...], tuple[tuple[object, ...], list[Artifact]]] = {}
+
+
+def _rendered(loaded: Loaded) -> list[Artifact]:
+    held = (loaded.spec, *loaded.vendors)
+    key = (*map(id, held), spec_name(loaded), str(jinja.templates_dir()))
+    if key in _RENDERED:
+        return _RENDERED[key][1]
     out = []
     for t in loaded.spec.gates():
         out += job_artifacts(loaded, t)
     if out:
         out.append(awk_lib_artifact(loaded, out))
-    return out + hook_file_artifacts(loaded)
+    if len(_RENDERED) >= 8:
+        del _RENDERED[next(iter(_RENDERED))]
+    _RENDERED[key] = (held, out)
+    return out
 
 
 def job_artifacts(loaded: Loaded, t: Tentacle | Group) -> list[Artifact]:

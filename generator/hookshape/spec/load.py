@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import cast
@@ -16,7 +17,7 @@ from hookshape.spec.hooks import Hook
 from hookshape.spec.model import Spec
 from hookshape.spec.profiles import Profile, load_profiles
 from hookshape.spec.types import EVENTS, Event
-from hookshape.spec.validation import parse_toml, validate
+from hookshape.spec.validation import loads_toml, read_text, validate
 
 SPEC_NAME = "hookshape.toml"
 PACKAGED_SPEC_NAME = "default-spec.toml"  # hookshape.toml as the wheel ships it
@@ -114,13 +115,21 @@ def _home_of_its_own(path: Path, spec: Spec, profiles: dict[str, Profile]) -> No
                         "directory of its own")
 
 
+@lru_cache(maxsize=32)
+def _spec(path: Path, text: str) -> Spec:
+    """The spec in a file's text, validated: once per process for the same text (a spec is
+    frozen; simulate, test and install read it more than once)."""
+    spec: Spec = validate(path, Spec, loads_toml(text, path, SpecError), SpecError)
+    return spec
+
+
 def load(spec_path: Path | None = None, profile_dirs: list[Path] | None = None) -> Loaded:
     """Load a spec file; None loads the built-in default spec."""
     builtin = spec_path is None
     path = builtin_spec_path() if spec_path is None else spec_path
     if not path.is_file():
         raise SpecError(f"{path}: no such spec file")
-    spec: Spec = validate(path, Spec, parse_toml(path, SpecError), SpecError)
+    spec = _spec(path, read_text(path, SpecError))
     profiles = load_profiles(profile_dirs)
     _home_of_its_own(path, spec, profiles)
     for vid in spec.enabled_vendors():
