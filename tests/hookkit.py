@@ -30,7 +30,7 @@ import pytest
 import tomlkit
 from tests.conformance.kit import Home, absolute_argv, by_dialect, interpreters, new_home
 from tests.conformance.oracle import put
-from tests.shells import FAST, MATRIX, ROOT, InTurn, Shell, shell
+from tests.shells import FAST, MATRIX, ROOT, InTurn, Shell, pipe_holders, shell
 from tests.tentaclekit import patch_body
 
 from hookshape.plan import outputs, plan
@@ -362,7 +362,7 @@ class Box:
                 proc.stdin.close()
                 proc.stdin = None  # (communicate would flush it)
                 proc.wait(timeout=timeout)
-                held += holders(proc.stdout.fileno(), proc.stderr.fileno())
+                held += pipe_holders(proc.stdout.fileno(), proc.stderr.fileno())
             out, err = proc.communicate(None if held is not None else payload, timeout=timeout)
             took = time.monotonic() - start
             if before_cleanup is not None:
@@ -372,21 +372,6 @@ class Box:
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         return Run(proc.returncode, out, err, took)
-
-
-def holders(*fds: int) -> list[str]:
-    """The other processes that hold open what these fds of ours are (pipes): `pid fd command`."""
-    mine = {os.readlink(f"/proc/self/fd/{fd}") for fd in fds}
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit() or int(proc.name) == os.getpid():
-            continue
-        with contextlib.suppress(OSError):
-            for fd in (proc / "fd").iterdir():
-                if os.readlink(fd) in mine:
-                    cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                    found.append(f"{proc.name} fd {fd.name} {cmd.strip()}")
-    return found
 
 
 # ------------------------------------------------------------------------------- fixtures --

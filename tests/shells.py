@@ -141,6 +141,23 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
+def pipe_holders(*fds: int) -> list[str]:
+    """The command lines of the other processes that hold open the pipes these fds of ours are
+    (a vendor waits for EOF on a hook's stdout and stderr)."""
+    mine = {f"pipe:[{os.fstat(fd).st_ino}]" for fd in fds}
+    found = []
+    for pid in Path("/proc").glob("[0-9]*"):
+        if pid.name == str(os.getpid()):
+            continue
+        try:  # processes come and go while we look: a vanished one holds nothing
+            links = [os.readlink(fd) for fd in (pid / "fd").iterdir()]
+            if mine.intersection(links):
+                found.append((pid / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except OSError:
+            continue
+    return found
+
+
 def sh_scripts(root: Path) -> list[Path]:
     """The shell scripts under root (#!/bin/sh), sorted: not the awk programs or hook files
     beside them."""

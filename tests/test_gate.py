@@ -43,7 +43,7 @@ from tests.gatekit import (
     notice_json,
     slow,
 )
-from tests.shells import DIST, ROOT, fixture, run, wait_gone
+from tests.shells import DIST, ROOT, fixture, pipe_holders, run, wait_gone
 
 from hookshape.diagnose import health
 from hookshape.plan import outputs
@@ -147,23 +147,6 @@ def test_watchdog_and_its_sleep_end_with_the_child(rig: Rig, sh) -> None:
     assert rig.runs() == 12
 
 
-def _pipe_holders(inode: int) -> list[str]:
-    """Command lines of the processes holding this pipe open."""
-    found = []
-    for pid in Path("/proc").glob("[0-9]*"):
-        try:  # processes come and go while we look: a vanished one holds nothing
-            fds = list((pid / "fd").iterdir())
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                if os.readlink(fd) == f"pipe:[{inode}]":
-                    found.append((pid / "cmdline").read_bytes().replace(b"\0", b" ").decode())
-            except OSError:
-                continue
-    return found
-
-
 @pytest.mark.parametrize("body", [SILENT, HUNG], ids=["healthy", "timeout"])
 @pytest.mark.parametrize("sh", CORE + EXTRA, ids=CORE_IDS + EXTRA_IDS)
 def test_no_gate_process_keeps_the_vendor_stdout_open(rig: Rig, sh, body: str) -> None:
@@ -175,9 +158,8 @@ def test_no_gate_process_keeps_the_vendor_stdout_open(rig: Rig, sh, body: str) -
     proc = rig.popen("stop", sh=sh, **{GATE.deadline_env: DEADLINE})
     try:
         assert proc.stdout is not None
-        inode = os.fstat(proc.stdout.fileno()).st_ino
         proc.wait(timeout=30)
-        holders = [h for h in _pipe_holders(inode) if str(rig.gate("stop")) in h]
+        holders = [h for h in pipe_holders(proc.stdout.fileno()) if str(rig.gate("stop")) in h]
         assert holders == []
     finally:
         if proc.poll() is None:

@@ -489,17 +489,22 @@ def test_vendor_configs_are_protected_by_default(pd: Pd, vendor: str) -> None:
         assert_silent(pd.run("pre_tool", p_shell(vendor, command, pd.proj), env=env))
 
 
-def test_vendor_configs_follow_the_spec(tmp_path: Path) -> None:
-    """protect.vendor_configs = false leaves them free; its default is on when halt is enabled
-    or a hook fails closed, else off."""
+def with_protect(tmp_path: Path, key: str, value: Any) -> Path:
+    """The default spec with one protect setting changed, rendered: its tentacle dir."""
     import tomlkit
     from tests.tentaclekit import render
 
     doc = tomlkit.parse(SPEC_PATH.read_text())
-    doc["protect"]["vendor_configs"] = False
+    doc["protect"][key] = value
     spec = tmp_path / "hookshape.toml"
     spec.write_text(tomlkit.dumps(doc))
-    squid = render(tmp_path / "out", spec)
+    return render(tmp_path / "out", spec)
+
+
+def test_vendor_configs_follow_the_spec(tmp_path: Path) -> None:
+    """protect.vendor_configs = false leaves them free; its default is on when halt is enabled
+    or a hook fails closed, else off."""
+    squid = with_protect(tmp_path, "vendor_configs", False)
     with short_root() as root:
         pd = Pd(root, squid, DASH)
         target = pd.root / "userhome" / ".claude" / "settings.json"
@@ -656,14 +661,7 @@ def test_project_setup_globs_under_every_awk(pd: Pd, awk_paths: dict[str, str], 
 def test_project_setup_stays_protected_without_vendor_configs(tmp_path: Path) -> None:
     """protect.vendor_configs = false frees the vendors' configs, not the setup's scripts (like
     bin/ of the harness home, they are the harness's own)."""
-    import tomlkit
-    from tests.tentaclekit import render
-
-    doc = tomlkit.parse(SPEC_PATH.read_text())
-    doc["protect"]["vendor_configs"] = False
-    spec = tmp_path / "hookshape.toml"
-    spec.write_text(tomlkit.dumps(doc))
-    squid = render(tmp_path / "out", spec)
+    squid = with_protect(tmp_path, "vendor_configs", False)
     with short_root() as root:
         pd = Pd(root, squid, DASH)
         plant_setup(pd.proj)
@@ -676,14 +674,7 @@ def test_project_setup_stays_protected_without_vendor_configs(tmp_path: Path) ->
 def test_git_readers_follow_the_spec(tmp_path: Path) -> None:
     """protect.git_readers says which git subcommands only read: the others may not name a
     control file."""
-    import tomlkit
-    from tests.tentaclekit import render
-
-    doc = tomlkit.parse(SPEC_PATH.read_text())
-    doc["protect"]["git_readers"] = ["log"]
-    spec = tmp_path / "hookshape.toml"
-    spec.write_text(tomlkit.dumps(doc))
-    squid = render(tmp_path / "out", spec)
+    squid = with_protect(tmp_path, "git_readers", ["log"])
     with short_root() as root:
         pd = Pd(root, squid, DASH)
         plant_setup(pd.proj)

@@ -174,23 +174,7 @@ def vendor_configs(spec: Spec, vendors: list[Profile]) -> tuple[list[str], list[
 
 
 def spec_context(spec: Spec, vendors: list[Profile]) -> dict[str, Any]:
-    """What a template that belongs to no one tentacle sees (the awk library of bin/<tentacle_dir>).
-    Every template of a render sees the same: the last one is kept (for this very spec and these
-    very profiles, which it holds, so an id is never reused)."""
-    last = _last_spec_context
-    if last and last[0] is spec and len(last[1]) == len(vendors) and \
-            all(a is b for a, b in zip(last[1], vendors, strict=True)):
-        kept: dict[str, Any] = last[2]
-        return kept
-    ctx = _spec_context(spec, vendors)
-    _last_spec_context[:] = [spec, list(vendors), ctx]
-    return ctx
-
-
-_last_spec_context: list[Any] = []
-
-
-def _spec_context(spec: Spec, vendors: list[Profile]) -> dict[str, Any]:
+    """What a template that belongs to no one tentacle sees (the awk library of bin/<tentacle_dir>)."""
     prefix = spec.harness.prefix
     groups = spec.groups()
     return {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -603,7 +603,7 @@ def load_profile(path: Path) -> Profile:
     return _profile(path, read_text(path, ProfileError))
 
 
-@cache
+@lru_cache(maxsize=64)
 def _profile(path: Path, text: str) -> Profile:
     profile: Profile = validate(path, Profile, loads_toml(text, path, ProfileError), ProfileError)
     if profile.id != path.stem:
