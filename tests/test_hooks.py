@@ -643,6 +643,9 @@ BAD_HOOKS: list[tuple[str, list[dict[str, Any]], dict[str, Any] | None, str, str
      "nope.sh: no such file beside the spec"),
     ("run-string-unclosed-quote", [{**ONE, "run": "python3 'check.py"}], None, r"hooks\[0\]\.run",
      "No closing quotation"),
+    ("run-string-of-shell-code", [{**ONE, "run": 'case "$P_PATHS" in *.env*) exit 2;; esac'}], None,
+     r"hooks\[0\]\.run", "'case' is shell syntax, and a hook's words run without a shell: "
+     'write run = ["sh", "-c", "..."] for shell code'),
 ]
 
 

@@ -156,6 +156,8 @@ BAD_SPECS = [
     Bad("missing-tentacle-role", del_tentacle_role, r"tentacles\[0\]\.role", "required key is missing"),
     # wrong types (TOML has types: a string or a bool is not an integer, a string is not a bool)
     Bad("wrong-type-str-for-str", set_key("harness.name", 42), r"harness\.name", "valid string"),
+    Bad("str-for-list", set_key("halt.mcp_servers", "port-daddy"), r"halt\.mcp_servers",
+        '"port-daddy" must be a list: write ["port-daddy"]'),
     Bad("wrong-type-str-for-int", set_key("gate.deadline_ms", "1000"), r"gate\.deadline_ms",
         "integer"),
     Bad("wrong-type-bool-for-int", set_key("gate.deadline_ms", True), r"gate\.deadline_ms",

@@ -32,6 +32,10 @@ from hookshape.spec.types import (
     Word,
 )
 
+# the words that open shell syntax rather than name a command (sh's reserved words, bash's too)
+_SH_SYNTAX = frozenset({"!", "{", "}", "case", "do", "done", "elif", "else", "esac", "fi", "for",
+                        "if", "in", "then", "until", "while", "[[", "function", "select", "(", "(("})
+
 
 def _argv(value: object) -> object:
     """`run` as one string is split into words the way sh would (quotes kept together), once,
@@ -204,6 +208,9 @@ class Hook(Strict):
         if not self.run:
             raise ValueError("run: the command is required (or give a built-in `job`)")
         first = self.run[0]
+        if first in _SH_SYNTAX:
+            raise ValueError(f"run: {first!r} is shell syntax, and a hook's words run without a "
+                             'shell: write run = ["sh", "-c", "..."] for shell code')
         if "/" in first and not first.startswith(("/", HOOK_DIR)):
             raise ValueError(f"run: {first!r} is a relative path, which would run from whatever "
                              "directory the vendor starts the hook in: give a command name (looked "

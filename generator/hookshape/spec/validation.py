@@ -143,6 +143,9 @@ def _message(model: type[BaseModel], err: Any) -> str:
         words = pattern_words(model).get(pattern)
         if words:
             return f"{json.dumps(err['input'], ensure_ascii=False)} must be {words}"
+    if err["type"] == "list_type" and isinstance(err.get("input"), str):
+        given = json.dumps(err["input"], ensure_ascii=False)
+        return f"{given} must be a list: write [{given}]"
     return str(err["msg"]).removeprefix("Value error, ")
 
 
