@@ -96,6 +96,7 @@ class Hot:
     target_ms: float | None = None  # absolute, instead of the ratio
     max_forks: int | None = None
     argv_old: list[str] | None = None
+    floor_of: tuple[str, ...] = ()  # the rows whose floor this one is (a floor has no target)
 
 
 def which(cmd: str) -> str:
@@ -110,9 +111,32 @@ def spawn_once(argv: list[str], env: dict[str, str], stdin: Path | None, cwd: Pa
     return spawn_timed(argv, env, stdin, cwd)[0]
 
 
+def subreaper() -> None:
+    """Become the child subreaper (Linux): what a run leaves behind (a gate's watchdog ending
+    after the gate) is reparented here, so spawn_timed can wait for it before the next run
+    instead of letting it weigh on that run."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def reap() -> None:
+    """Wait for every process a run left behind (reparented to us as the subreaper)."""
+    while True:
+        try:
+            os.wait()
+        except ChildProcessError:
+            return
+
+
 def spawn_timed(argv: list[str], env: dict[str, str], stdin: Path | None, cwd: Path) -> tuple[float, float]:
     """Wall time and CPU time (user and system, of the script and every child it waited for) of
-    one run, in ms. CPU time hardly moves with the load of other work on the machine."""
+    one run, in ms. CPU time hardly moves with the load of other work on the machine. What the
+    run left behind is waited for after the clock stops (the vendor waits for the script's exit
+    only)."""
     src = os.open(stdin or "/dev/null", os.O_RDONLY)
     null = os.open("/dev/null", os.O_WRONLY)
     actions = [(os.POSIX_SPAWN_DUP2, src, 0), (os.POSIX_SPAWN_DUP2, null, 1),
@@ -123,7 +147,9 @@ def spawn_timed(argv: list[str], env: dict[str, str], stdin: Path | None, cwd: P
         start = time.perf_counter()
         pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
         usage = os.wait4(pid, 0)[2]
-        return (time.perf_counter() - start) * 1000, (usage.ru_utime + usage.ru_stime) * 1000
+        timed = (time.perf_counter() - start) * 1000, (usage.ru_utime + usage.ru_stime) * 1000
+        reap()
+        return timed
     finally:
         os.chdir(old)
         os.close(src)
@@ -270,6 +296,7 @@ def hot_cases(tmp: Path, env: dict[str, str], project: Path, against: Path | Non
     for label, name, stdin, extra, _ in paths:
         argv, old = both(f"bin/{name}")
         out.append(Hot(f"through its gate: {label}", argv, stdin, extra, TARGET_THROUGH_GATE, argv_old=old))
+    out += floors(paths)
     big = write(tmp / "matrix-10mb.env", matrix_10mb(project, locked))
     argv, old = both("bin/pd-hook-pre-tool")
     out.append(Hot("through its gate: pre-tool block, 10 MB matrix (ms)", argv, ev("edit", locked, "-locked"),
@@ -281,6 +308,62 @@ def hot_cases(tmp: Path, env: dict[str, str], project: Path, against: Path | Non
     old = [dash, old_gate] if old_gate else None
     out.append(Hot("user hook's gate: sh hook allows", [dash, gate], ev_edit, {}, TARGET_HOOK_ALLOW, argv_old=old))
     out.append(Hot("user hook's gate: sh hook denies", [dash, gate], block, {}, TARGET_HOOK_DENY, argv_old=old))
+    out.append(hook_floor(gate, ev_edit))
+    return out
+
+
+# what a deadline costs at the least: a timer started beside the work and ended after it
+DEADLINE = 'sleep 5 & w=$!; {}; kill "$w"'
+
+
+def floors(paths: list[tuple[str, str, Path, dict[str, str], int | None]]) -> list[Hot]:
+    """The floors of each tentacle, alone and through its gate: the shell running mawk over the
+    tentacle's two awk programs, with the same event and the environment the tentacle gives
+    it, and nothing else (no script around it). awk compiles all it is given on every run; the
+    event is read once, bounded (DESIGN: a separate process copies at most
+    harness.stdin_max_bytes: awk cannot bound a record it reads); a gate runs its job under a
+    deadline (a timer beside it). A target below its floor cannot be met by any script that
+    runs these programs that way. The unbounded row (the shell exec'ing mawk: no fork) is the
+    bare cost of the programs' compile and run."""
+    dash, mawk = which("dash"), which("mawk")
+    awk = 'LC_ALL=C _PD_V="$PD_HOOK_PROVIDER" _PD_MODE=main {}"$0" -f "$1" -f "$2" >/dev/null'
+    bounded = f"head -c {stdin_cap()} | " + awk.format("")
+    out: list[Hot] = []
+    for label, name, stdin, extra, _ in paths:
+        args = [mawk, str(SQUID / "lib.awk"), str(SQUID / f"{name}.awk")]
+        out.append(Hot(f"floor: {label}", [dash, "-c", bounded, *args], stdin, extra,
+                       floor_of=(f"tentacle {label}",)))
+        out.append(Hot(f"floor under a deadline: {label}", [dash, "-c", DEADLINE.format(bounded), *args],
+                       stdin, extra, floor_of=(f"through its gate: {label}",)))
+        out.append(Hot(f"floor, unbounded: {label}", [dash, "-c", awk.format("exec "), *args], stdin, extra))
+    return out
+
+
+def hook_floor(gate: str, stdin: Path) -> Hot:
+    """The floor of a user hook's gate: under a deadline, the event bounded into mawk over the
+    gate's awk programs, then the cheapest sh hook (`sh -c :`): the three execs and the timer."""
+    hooks = Path(gate).parent / "hooks"
+    work = f"head -c {stdin_cap()} | LC_ALL=C \"$0\" -f \"$1\" -f \"$2\" >/dev/null; sh -c :"
+    argv = [which("dash"), "-c", DEADLINE.format(work), which("mawk"), str(hooks / "lib.awk"),
+            str(hooks / f"{Path(gate).name}.awk")]
+    return Hot("floor under a deadline: user hook's gate", argv, stdin, {},
+               floor_of=("user hook's gate: sh hook allows", "user hook's gate: sh hook denies"))
+
+
+def stdin_cap() -> int:
+    return int(tomllib.loads((ROOT / "hookshape.toml").read_text())["harness"]["stdin_max_bytes"])
+
+
+def under_floor(rows: list[Row], hot: list[Hot]) -> list[str]:
+    """The rows whose ratio target lies below the median of their floor, measured in the same rounds."""
+    ratio = {r.name: r.ratio for r in rows}
+    target = {r.name: r.target for r in rows}
+    out = []
+    for h in hot:
+        for name in h.floor_of:
+            goal = target.get(name)
+            if goal is not None and h.name in ratio and ratio[h.name] > goal:
+                out.append(f"{name} (target {goal:g}x, floor {ratio[h.name]:.2f}x)")
     return out
 
 
@@ -695,11 +778,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     OUT.mkdir(parents=True, exist_ok=True)
     only = re.compile(args.only)
+    subreaper()
     with tempfile.TemporaryDirectory(prefix="hookshape-bench-") as raw:
         tmp = Path(raw)
         todo, env, project = cases(tmp)
         hot = [h for h in hot_cases(tmp, env, project, args.against) if only.search(h.name)]
         rows, bare = hot_rows(hot, env, project, args.rounds, Path(env["PD_HOME"]))
+        below = under_floor(rows, hot)
         baselines = {"dash -c : (hot rounds)": bare}
         if not args.hot:
             for name, argv_ in (("dash -c :", [which("dash"), "-c", ":"]),
@@ -716,6 +801,9 @@ def main(argv: list[str] | None = None) -> int:
     print(report)
     missed = [r.name for r in rows if r.met is False]
     print(f"\n{len(rows)} cases, {len(missed)} missed targets" + (": " + "; ".join(missed) if missed else ""))
+    if below:
+        print(f"{len(below)} targets lie below their floor (no script running these awk programs can meet "
+              "them): " + "; ".join(below))
     (OUT / "bench.json").write_text(json.dumps({"baselines_ms": baselines, "rows": [asdict(r) for r in rows]},
                                                indent=2) + "\n")
     (OUT / "bench.txt").write_text(report + "\n")
