@@ -170,6 +170,36 @@ def targets(vendor: str, doc: Any) -> list[str]:
     return out
 
 
+def lock_targets(vendor: str, doc: Any) -> list[str]:
+    """What the lock gate and protect check before a call: the targets of an edit, then the path
+    arguments of an MCP tool that may write (README, "Locks"): matrix.mcp_path_keys of its input,
+    a string or the strings that open a list; none for a tool of the harness's own servers
+    (halt.mcp_servers) or one whose name starts with a read verb (matrix.mcp_read_verbs)."""
+    out = targets(vendor, doc)
+    if not isinstance(doc, dict):
+        return out
+    tool = string(doc, VENDOR[vendor].tool)
+    server = mcp_server(vendor, tool)
+    if not server or server in SPEC["halt"]["mcp_servers"]:
+        return out
+    fmt = VENDOR[vendor].mcp_format
+    mid = fmt.partition("{server}")[2].partition("{tool}")[0]
+    name = tool[len(fmt.partition("{server}")[0]) + len(server) + len(mid):].lower()
+    if any(name.startswith(verb.lower()) for verb in CAPS["mcp_read_verbs"]):
+        return out
+    base = lookup(doc, VENDOR[vendor].tool_input)
+    cwd = cwd_of(vendor, doc)
+    for key in CAPS["mcp_path_keys"]:
+        value = base.get(key) if isinstance(base, dict) else None
+        values = [value] if isinstance(value, str) else list(itertools.takewhile(
+            lambda x: isinstance(x, str), value if isinstance(value, list) else []))
+        for v in values:
+            full = absolute(v, cwd)
+            if full and full not in out:
+                out.append(full)
+    return out
+
+
 def view_targets(vendor: str, doc: Any) -> list[str]:
     """The paths of a user hook's view: the targets of an edit, then the path fields of a read
     tool (a string, or a list of strings); reads are never targets of the lock gate or protect."""
@@ -319,7 +349,7 @@ def pre_tool(vendor: str, doc: Any, locks: dict[str, str], dial: str = "enforce"
              home: str | None = None) -> Expect:
     """locks: lock suffix -> holder, as the matrix file states them; home: the harness home
     (its control files are protected whatever the dial)."""
-    ts, over = checked(targets(vendor, doc))
+    ts, over = checked(lock_targets(vendor, doc))
     hit = next((t for t in ts if protected(t, home)), None)
     if hit is not None:
         return Expect(out=block_answer(vendor, MSG["protect_block"].format(path=echo(hit))), verdict="block")

@@ -122,7 +122,7 @@ def test_pre_tool_equivalence(rendered, behind_awk, interps, awk_dirs, shells, t
     @fuzz(100)
     @given(p=gen.tool_payload(vendor), data=st.data())
     def prop(p: gen.Payload, data: st.DataObject) -> None:
-        ts = o.targets(vendor, p.doc)
+        ts = o.lock_targets(vendor, p.doc)
         how = data.draw(st.sampled_from(["locked", "locked", "locked", "own", "free"]))
         pairs = [(d, o.OTHER) for d in p.decoys]
         pairs += [(t, o.OTHER if how == "locked" else o.ACTOR) for t in ts if how != "free"]
