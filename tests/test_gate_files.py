@@ -1,8 +1,9 @@
 """The gates' working files cannot be planted or filled.
 
 A gate keeps its run's files (the capture of its job's answer; an adapter's copy of the event and
-its hooks' answers) in a private directory made per run by mktemp: a name no one can know before
-the run, created exclusively, mode 0700. Links and FIFOs planted at every name an earlier layout
+its hooks' answers) at names no one can know before the run: named by the kernel's random id
+(a tentacle's gate, on Linux), or in a private directory made per run by mktemp (mode 0700),
+every file created exclusively. Links and FIFOs planted at every name an earlier layout
 used (`<gate>.<pid>.1/.2`, `<adapter>.<pid>.in/.t` in $XDG_RUNTIME_DIR, `io.<pid>.1/.2` in the
 health dir, for the next thousands of pids) are never followed or opened; a mktemp that hands
 back a name an attacker prepared is checked and refused. And no verdict depends on free space:
@@ -119,7 +120,9 @@ def test_planted_links_never_empty_the_matrix_or_lose_a_lock(tmp_path: Path, sh:
 def test_a_prepared_run_dir_is_refused(tmp_path: Path) -> None:
     """A mktemp that hands back a name an attacker prepared (a link to another directory, or a
     directory holding links and FIFOs at the capture names): the gate checks and never uses it,
-    and the verdict still reaches the vendor."""
+    and the verdict still reaches the vendor. The health dir is read-only here, so the capture
+    files cannot be made there by the kernel's random name, and the gate takes a run dir in
+    $TMPDIR."""
     rig = Rig(tmp_path)
     rig.write(SPEC.halt.sentinel_default, "maintenance\n")
     trap = tmp_path / "trap"
@@ -132,17 +135,23 @@ def test_a_prepared_run_dir_is_refused(tmp_path: Path) -> None:
     link.symlink_to(elsewhere)
     farm = tmp_path / "farm"
     farm.mkdir()
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    calls = tmp_path / "calls"
     for handed in (trap, link):
         fake = farm / "mktemp"
         # answers with the prepared name, as if it had made it (the template's prefix kept)
-        fake.write_text(f'#!/bin/sh\nd=$2\nln -sfn "{handed}" "${{d%.XXXXXX}}.attack"\n'
+        fake.write_text(f'#!/bin/sh\nd=$2\necho "$d" >> "{calls}"\nln -sfn "{handed}" "${{d%.XXXXXX}}.attack"\n'
                         f'printf "%s\\n" "${{d%.XXXXXX}}.attack"\n')
         fake.chmod(0o755)
-        res = rig.run("pre_tool", raw(shell_doc("claude", "pd start", rig.project)), vendor="claude",
-                      PATH=f"{farm}:{os.environ['PATH']}", timeout=30)
+        with read_only(rig.health):
+            res = rig.run("pre_tool", raw(shell_doc("claude", "pd start", rig.project)), vendor="claude",
+                          PATH=f"{farm}:{os.environ['PATH']}", TMPDIR=str(tmpdir), timeout=30)
         assert res.code == 0, res
         assert outputs.read(PROFILES["claude"], "deny", json.loads(res.out), "pre_tool"), res
     assert list(elsewhere.iterdir()) == []
+    # the prepared names were handed out in $TMPDIR, and refused there
+    assert any(line.startswith(f"{tmpdir}/") for line in calls.read_text().splitlines())
 
 
 # -- a user's fail-closed hook ---------------------------------------------------------------
@@ -210,6 +219,23 @@ def full_tmpfs(where: Path) -> Iterator[Path]:
                     pass
         finally:
             os.close(fd)
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
+
+
+@contextlib.contextmanager
+def read_only(where: Path) -> Iterator[Path]:
+    """An empty read-only tmpfs mounted at `where` (nothing can be created there)."""
+    where.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k,mode=0700", "tmpfs", str(where)],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        message = f"cannot mount a tmpfs here ({proc.stderr.strip()[:200]})"
+        if CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    try:
         yield where
     finally:
         subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)

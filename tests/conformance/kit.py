@@ -30,6 +30,10 @@ __all__ = ["FIXTURES", "MATRIX", "ROOT", "VENDORS", "Shell"]
 
 # every vendor with a profile: the matrix crosses each one's payloads with every shell
 PROFILES = load_profiles()
+# A gate reads its tentacle into its own shell (`.`) unless PD_HOOK_SHELL names an interpreter,
+# which it then execs on the tentacle: the gate cells of every other vendor name one (the
+# shell of the cell), so each shell runs its tentacles both ways.
+VIA_SHELL_ENV = frozenset(sorted(PROFILES)[::2])
 VENDORS = tuple(PROFILES)
 
 CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
@@ -339,7 +343,7 @@ class Ctx:
     env_name: str
     path: str
     mode: str
-    interp: str  # the one-word interpreter for the gate's PD_HOOK_SHELL
+    interp: str  # the one-word interpreter for the gate's PD_HOOK_SHELL (VIA_SHELL_ENV)
     extra: dict[str, str] = field(default_factory=dict)
 
     def argv(self, role: str) -> list[str]:
@@ -360,7 +364,8 @@ class Ctx:
             full["PD_HOOK_PROVIDER"] = vendor
         cwd = None
         if self.mode == "gate":
-            full[SPEC["harness"]["shell_env"]] = self.interp
+            if vendor in VIA_SHELL_ENV:
+                full[SPEC["harness"]["shell_env"]] = self.interp
             full.update(GATE_TIMING)
             cwd = home.armed
         full.update(env or {})
