@@ -935,7 +935,8 @@ def test_capture_files_are_removed(rig: Rig, sh, where: str) -> None:
     # (a run dir of the run before may still be there: its watchdog removes it after the gate
     # has answered)
     files = list(zip(seen[here][::2], seen[here][1::2], strict=False))
-    name = re.compile(rf"io\.{re.escape(NAMES['prompt'])}\.[0-9a-f]{{8}}(-[0-9a-f]{{4}}){{3}}-[0-9a-f]{{12}}\.job\.[12]")
+    uuid = r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}"
+    name = re.compile(rf"io\.{re.escape(NAMES['prompt'])}\.{uuid}\.job\.[12]")
     assert files and all(mode == "600" and name.fullmatch(Path(f).name) for mode, f in files), seen
     assert seen["health" if here == "runtime" else "runtime"] == [], seen
     rig.stub("prompt", HUNG)

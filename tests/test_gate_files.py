@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -296,3 +297,24 @@ def test_a_closed_hook_blocks_when_the_disks_are_full(tmp_path: Path, box: Box, 
                     XDG_RUNTIME_DIR=str(runtime), TMPDIR=str(runtime), timeout=30)
     assert r.code == 0, r.brief()
     assert outputs.read(PROFILES[vendor], "deny", json.loads(r.out), "pre_tool"), r.brief()
+
+
+@pytest.mark.parametrize(("sh", "vendor"), CASES, ids=IDS)
+def test_a_hook_reads_the_event_from_a_private_file_that_goes(tmp_path: Path, box: Box, sh: Shell,
+                                                               vendor: str) -> None:
+    """The event copy every hook reads (its stdin) lies in the runtime dir, named by the
+    kernel's random id, mode 0600; when the run ends, no file of it is left there."""
+    marks = tmp_path / "seen.txt"
+    look = 'p=$(readlink /proc/self/fd/0) && stat -c "%a %n" "$p" >> "$0"'
+    spec = write_spec(tmp_path / "spec", [{"name": "look", "event": "pre_tool", "run": ["sh", "-c", look, str(marks)]}])
+    tree = render(spec, tmp_path / "out")
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    r = box.run(tree, "pre_tool", raw(edit_doc(vendor, "ok.txt", box.project)), vendor, sh,
+                XDG_RUNTIME_DIR=str(runtime), timeout=30)
+    assert r.code == 0, r.brief()
+    mode, name = marks.read_text().split()
+    uuid = r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}"
+    assert mode == "600" and Path(name).parent == runtime, name
+    assert re.fullmatch(rf"io\.{re.escape(tree.loaded.spec.group_name('pre_tool'))}\.{uuid}\.in", Path(name).name), name
+    assert list(runtime.iterdir()) == []

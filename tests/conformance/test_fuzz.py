@@ -258,7 +258,7 @@ def test_awk_extractor(awk_dirs, request, awk):
 
 def all_target_suffixes(doc: Any) -> set[str]:
     """Every key a lock on a target of the event may sit under (both forms)."""
-    return {k for v in VENDORS for t in o.targets(v, doc) for k in o.lock_keys(t)}
+    return {k for v in VENDORS for t in o.lock_targets(v, doc) for k in o.lock_keys(t)}
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
@@ -274,10 +274,10 @@ def test_never_blocks_by_accident(rendered, behind_awk, interps, awk_dirs, shell
     def prop(p: gen.Payload, data: st.DataObject) -> None:
         kind = data.draw(st.sampled_from(["decoys", "decoys", "truncated", "garbage"]))
         # a control file of the harness as the target (/ is above every home) is a deliberate block
-        if kind != "garbage" and any(o.protected(t, None) for v in VENDORS for t in o.targets(v, p.doc)):
+        if kind != "garbage" and any(o.protected(t, None) for v in VENDORS for t in o.lock_targets(v, p.doc)):
             return
         # a target past the edit gate's caps with another actor's lock is the oversize rule's block
-        if kind != "garbage" and any(o.checked(o.targets(v, p.doc))[1] for v in VENDORS):
+        if kind != "garbage" and any(o.checked(o.lock_targets(v, p.doc))[1] for v in VENDORS):
             return
         text = p.text
         if kind == "truncated":
@@ -286,7 +286,7 @@ def test_never_blocks_by_accident(rendered, behind_awk, interps, awk_dirs, shell
             text = data.draw(gen.garbage)
         safe = all_target_suffixes(p.doc)
         pairs = [(d, o.OTHER) for d in p.decoys if gen.lock_key(d) not in safe]
-        pairs += [(t, o.ACTOR) for t in o.targets(vendor, p.doc)]
+        pairs += [(t, o.ACTOR) for t in o.lock_targets(vendor, p.doc)]
         matrix, _locks = gen.locks_text(data.draw(st.permutations(pairs)))
         provider = data.draw(st.sampled_from([vendor, vendor, vendor, None]))
         mode = data.draw(st.sampled_from(["direct", "gate"]))
