@@ -22,6 +22,8 @@ import json
 import os
 import re
 import subprocess
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -318,3 +320,40 @@ def test_a_hook_reads_the_event_from_a_private_file_that_goes(tmp_path: Path, bo
     assert mode == "600" and Path(name).parent == runtime, name
     assert re.fullmatch(rf"io\.{re.escape(tree.loaded.spec.group_name('pre_tool'))}\.{uuid}\.in", Path(name).name), name
     assert list(runtime.iterdir()) == []
+
+
+@pytest.mark.parametrize(("sh", "vendor"), CASES, ids=IDS)
+def test_a_shared_runtime_dir_takes_a_run_dir(tmp_path: Path, box: Box, sh: Shell, vendor: str) -> None:
+    """$XDG_RUNTIME_DIR shared (sticky, mode 1777, as /tmp): anyone listing it would learn the
+    random id from the first file and could plant the next name (a hook's capture file: that
+    hook would fail, and a fail-open hook's refusal would be lost). There the gate's files go
+    into a private run dir made by mktemp, so a process planting links at every name that starts
+    as the event copy's loses every race, and the refusal of the second hook still comes."""
+    spec = write_spec(tmp_path / "spec", [
+        {"name": "slow", "event": "pre_tool", "run": ["sh", "-c", "sleep 0.3; exit 0"]},
+        {"name": "nope", "event": "pre_tool", "run": ["sh", "-c", 'echo "no rm" >&2; exit 2']}])
+    tree = render(spec, tmp_path / "out")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    stop = threading.Event()
+
+    def planter() -> None:
+        while not stop.is_set():
+            for f in shared.glob("io.*.in"):
+                for tail in ("h1.1", "h2.1", "h2.2", "r", "t", "i"):
+                    with contextlib.suppress(OSError):
+                        (shared / (f.name[:-2] + tail)).symlink_to("/dev/null")
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=planter)
+    thread.start()
+    try:
+        r = box.run(tree, "pre_tool", raw(shell_doc(vendor, "rm -rf /", box.project)), vendor, sh,
+                    XDG_RUNTIME_DIR=str(shared), timeout=30)
+    finally:
+        stop.set()
+        thread.join()
+    assert r.code == 0, r.brief()
+    assert outputs.read(PROFILES[vendor], "deny", json.loads(r.out), "pre_tool"), r.brief()
+    assert not list(shared.glob("io.*.in")), "the event copy lay in the shared dir"
