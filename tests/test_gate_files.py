@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import threading
 import time
@@ -357,3 +358,28 @@ def test_a_shared_runtime_dir_takes_a_run_dir(tmp_path: Path, box: Box, sh: Shel
     assert r.code == 0, r.brief()
     assert outputs.read(PROFILES[vendor], "deny", json.loads(r.out), "pre_tool"), r.brief()
     assert not list(shared.glob("io.*.in")), "the event copy lay in the shared dir"
+
+
+def umask_shell(mask: str) -> Shell:
+    """dash, started under this umask (the vendor's); named dash, whose interpreter it is."""
+    dash = shutil.which("dash")
+    assert dash
+    return Shell("dash", ("dash", "-c", f'umask {mask}; exec {dash} "$0"'))
+
+
+@pytest.mark.parametrize("mask", ["0000", "0027", "0077"])
+def test_tentacles_and_hooks_see_the_user_s_umask(tmp_path: Path, box: Box, mask: str) -> None:
+    """The gates make their files under umask 077 and put the user's back: a tentacle (read by
+    the gate's own shell) and a user's hook run under the umask the vendor gave."""
+    rig = Rig(tmp_path / "rig")
+    rig.stub("prompt", 'umask > "$MARKS/u"\n')
+    assert rig.run("prompt", sh=umask_shell(mask)).code == 0
+    assert (rig.marks / "u").read_text().strip() == mask
+    seen = tmp_path / "seen.txt"
+    spec = write_spec(tmp_path / "spec", [{"name": "look", "event": "pre_tool",
+                                           "run": ["sh", "-c", 'umask >> "$0"', str(seen)]}])
+    tree = render(spec, tmp_path / "out")
+    r = box.run(tree, "pre_tool", raw(edit_doc("claude", "ok.txt", box.project)), "claude", umask_shell(mask),
+                timeout=30)
+    assert r.code == 0, r.brief()
+    assert seen.read_text().strip() == mask
