@@ -199,12 +199,11 @@ def test_planted_names_never_open_a_closed_hook(tmp_path: Path, box: Box, sh: Sh
 
 
 @contextlib.contextmanager
-def full_tmpfs(where: Path) -> Iterator[Path]:
-    """A small tmpfs mounted at `where` (its files copied in first), then filled to the last
-    byte: creating an empty file still works, writing into one fails."""
-    keep = tmp_keep(where)
+def tmpfs(where: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted at `where` with these options, unmounted after (no mount: skipped, or a
+    failure under CI)."""
     where.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", str(where)],
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
                           capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         message = f"cannot mount a tmpfs here ({proc.stderr.strip()[:200]})"
@@ -212,6 +211,17 @@ def full_tmpfs(where: Path) -> Iterator[Path]:
             pytest.fail(message)
         pytest.skip(message)
     try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
+
+
+@contextlib.contextmanager
+def full_tmpfs(where: Path) -> Iterator[Path]:
+    """A small tmpfs mounted at `where` (its files copied in first), then filled to the last
+    byte: creating an empty file still works, writing into one fails."""
+    keep = tmp_keep(where)
+    with tmpfs(where, "size=256k,mode=0700"):
         restore(keep, where)
         fd = os.open(where / ".fill", os.O_WRONLY | os.O_CREAT, 0o600)
         try:
@@ -224,25 +234,11 @@ def full_tmpfs(where: Path) -> Iterator[Path]:
         finally:
             os.close(fd)
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
 
 
-@contextlib.contextmanager
-def read_only(where: Path) -> Iterator[Path]:
+def read_only(where: Path) -> contextlib.AbstractContextManager[Path]:
     """An empty read-only tmpfs mounted at `where` (nothing can be created there)."""
-    where.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k,mode=0700", "tmpfs", str(where)],
-                          capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        message = f"cannot mount a tmpfs here ({proc.stderr.strip()[:200]})"
-        if CI:
-            pytest.fail(message)
-        pytest.skip(message)
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
+    return tmpfs(where, "ro,size=64k,mode=0700")
 
 
 def tmp_keep(where: Path) -> dict[str, bytes]:
