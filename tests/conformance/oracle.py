@@ -178,14 +178,10 @@ def lock_targets(vendor: str, doc: Any) -> list[str]:
     out = targets(vendor, doc)
     if not isinstance(doc, dict):
         return out
-    tool = string(doc, VENDOR[vendor].tool)
-    server = mcp_server(vendor, tool)
+    server, name = mcp_parts(vendor, string(doc, VENDOR[vendor].tool))
     if not server or server in SPEC["halt"]["mcp_servers"]:
         return out
-    fmt = VENDOR[vendor].mcp_format
-    mid = fmt.partition("{server}")[2].partition("{tool}")[0]
-    name = tool[len(fmt.partition("{server}")[0]) + len(server) + len(mid):].lower()
-    if any(name.startswith(verb.lower()) for verb in CAPS["mcp_read_verbs"]):
+    if any(name.lower().startswith(verb.lower()) for verb in CAPS["mcp_read_verbs"]):
         return out
     base = lookup(doc, VENDOR[vendor].tool_input)
     cwd = cwd_of(vendor, doc)
@@ -449,18 +445,24 @@ def trail_line(path: str, tool: str, index: int) -> re.Pattern[str]:
 HOOK_VALUE_MAX = CONTRACT.value_max_bytes
 
 
-def mcp_server(vendor: str, tool: str) -> str:
-    """The server of an MCP tool by the vendor's name format (`mcp__{server}__{tool}`): the text
-    between the part before {server} and the first occurrence of the part between {server} and
-    {tool}; "" when the name is not of that format (or the format starts with {server})."""
+def mcp_parts(vendor: str, tool: str) -> tuple[str, str]:
+    """The server and the tool of an MCP tool's name by the vendor's name format
+    (`mcp__{server}__{tool}`): the server is the text between the part before {server} and the
+    first occurrence of the part between {server} and {tool}, the tool what follows; ("", "")
+    when the name is not of that format (or the format starts with {server})."""
     fmt = VENDOR[vendor].mcp_format
     pre, _, after = fmt.partition("{server}")
     mid = after.partition("{tool}")[0]
     if not pre or not mid or not tool.startswith(pre):
-        return ""
+        return "", ""
     rest = tool[len(pre):]
     k = rest.find(mid)
-    return rest[:k] if k > 0 else ""
+    return (rest[:k], rest[k + len(mid):]) if k > 0 else ("", "")
+
+
+def mcp_server(vendor: str, tool: str) -> str:
+    """The server of an MCP tool (mcp_parts); "" when the name is not an MCP tool's."""
+    return mcp_parts(vendor, tool)[0]
 
 
 def tool_class(vendor: str, tool: str) -> str:
