@@ -44,6 +44,7 @@ from tests.gatekit import (
     slow,
 )
 from tests.shells import DIST, ROOT, fixture, pipe_holders, run, wait_gone
+from tests.tentaclekit import render
 
 from hookshape.diagnose import health
 from hookshape.plan import outputs
@@ -491,6 +492,31 @@ def test_sixty_concurrent_failures_are_counted_exactly(rig: Rig, sh) -> None:
     assert leftovers == [f"{NAMES['pre_tool']}{health.STATE_EXT}"], "no lock, token, temp left"
 
 
+@pytest.mark.parametrize("sh", CORE, ids=CORE_IDS)
+def test_sixty_failures_on_the_shortest_lock_wait_are_each_counted_once(tmp_path: Path, sh) -> None:
+    """The shortest lock wait a spec allows (kill_grace_ms 10: one try) under sixty gates failing
+    at once: most find the lock held and leave their token. Each failure is still counted exactly
+    once, in the state or among the tokens the next holder folds in, and the state file always
+    parses: no waiter breaks a holder that runs, and no holder's rename puts a lock over it."""
+    doc = tomlkit.parse((ROOT / "hookshape.toml").read_text())
+    doc["gate"]["kill_grace_ms"] = 10  # type: ignore[index]
+    spec = tmp_path / "spec" / "hookshape.toml"
+    spec.parent.mkdir()
+    spec.write_text(tomlkit.dumps(doc))
+    render(tmp_path / "render", spec)
+    rig = Rig(tmp_path / "rig", source=tmp_path / "render")
+    rig.stub("pre_tool", CRASH)
+    procs = [rig.popen("pre_tool", sh=sh, **{GATE.threshold_env: "1000"}) for _ in range(60)]
+    with many(procs, timeout=180) as results:
+        assert all(code == 0 and out == b"" for code, out, _ in results)
+    state = rig.health / f"{NAMES['pre_tool']}{health.STATE_EXT}"
+    counted = health.parse_state(state.read_text())["failures"]
+    assert (counted, len(health.pending(state)), rig.runs()) == (counted, 60 - counted, 60)
+    assert rig.breaker("pre_tool").failures == 60
+    left = {p.name for p in rig.health.iterdir() if p.name.startswith(NAMES["pre_tool"])}
+    assert left == {state.name} | {p.name for p in health.pending(state)}, "no lock or temp left"
+
+
 def test_a_lock_held_by_a_running_gate_is_never_broken(rig: Rig) -> None:
     """A failure that finds the state locked by a live holder past its wait leaves the state
     alone (a second writer would lose the holder's update) and is still counted: its token
@@ -540,15 +566,40 @@ def test_a_probe_still_running_holds_the_circuit_past_one_cooldown(rig: Rig) -> 
 
 
 def test_stale_lock_is_broken_after_a_bounded_wait(rig: Rig) -> None:
-    """A lock left by a gate that died mid-update: the next failure waits a bounded time,
-    breaks it, and still records."""
+    """A lock left by a gate killed between creating it and writing its pid (no pid in it, and
+    older than any transaction can last): the next failure waits a bounded time, breaks it, and
+    still records."""
+    rig.health.mkdir(parents=True, exist_ok=True)
+    lock = rig.health / f"{NAMES['stop']}{health.LOCK_EXT}"
+    lock.write_text("")
+    old = time.time() - 600
+    os.utime(lock, (old, old))
+    rig.stub("stop", CRASH)
+    assert rig.run("stop").code == 0
+    assert rig.breaker("stop").failures == 1
+    assert health.parse_state(rig.state("stop") or "")["failures"] == 1
+    assert not lock.exists()
+
+
+def test_a_fresh_lock_naming_no_pid_is_never_broken(rig: Rig) -> None:
+    """A lock that names no pid yet may be a live holder's (between creating it and writing its
+    pid, however long the waiter waited on the holders before it): while it is fresh it is left
+    alone and the failure still counts (its token); once stale, the next failure breaks it and
+    folds the waiting failure in."""
     rig.health.mkdir(parents=True, exist_ok=True)
     lock = rig.health / f"{NAMES['stop']}{health.LOCK_EXT}"
     lock.write_text("")
     rig.stub("stop", CRASH)
     assert rig.run("stop").code == 0
+    assert lock.exists() and lock.read_text() == "", "a fresh lock with no pid was broken"
+    assert rig.state("stop") is None
     assert rig.breaker("stop").failures == 1
+    old = time.time() - 600
+    os.utime(lock, (old, old))
+    assert rig.run("stop").code == 0
+    assert health.parse_state(rig.state("stop") or "")["failures"] == 2
     assert not lock.exists()
+    assert health.pending(rig.health / f"{NAMES['stop']}{health.STATE_EXT}") == []
 
 
 def test_stale_probe_dir_is_cleared_and_the_next_call_probes(rig: Rig) -> None:

@@ -82,11 +82,17 @@ def test_reset_closes_every_breaker(rig: Rig) -> None:
     trip(rig, "pre_tool")
     trip(rig, "stop")
     (rig.health / f"{NAMES['stop']}{health.LOCK_EXT}").write_text("")
+    state = rig.health / f"{NAMES['stop']}{health.STATE_EXT}"
+    temp = state.with_name(f"{state.name}.4242")  # a state write killed before its rename
+    temp.write_text("")
+    kept = state.with_name(f"{state.name}.notes")  # not the gate's: left alone
+    kept.write_text("")
     res = status("--home", str(rig.user), "--reset")
     assert res.returncode == 0, res.stderr
-    assert "every breaker closed (3 file(s) removed)" in res.stdout
+    assert "every breaker closed (4 file(s) removed)" in res.stdout
     assert rig.state("pre_tool") is None and rig.state("stop") is None
     assert not (rig.health / f"{NAMES['stop']}{health.LOCK_EXT}").exists()
+    assert not temp.exists() and kept.exists()
     rig.stub("pre_tool", SILENT)
     before = rig.runs()
     assert rig.run("pre_tool").code == 0

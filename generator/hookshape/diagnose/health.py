@@ -23,9 +23,10 @@ eight space-separated fields, always replaced whole (temp file + mv)::
 
 No file means closed with no failures; the healthy path never writes one. A file that does not
 parse counts as closed (the gate fails open). Next to it, transiently: `<tentacle>.lock` (the
-state lock, a file created with O_EXCL that doubles as the temp file of the next state, so the
-mv that installs the state releases the lock), `<tentacle>.probe/` (the half-open election, a
-directory held only while electing), and one `lease.cache` for all tentacles,
+state lock, a file created with O_EXCL that holds its holder's pid until the holder removes it),
+`<state>.<pid>` (the temp file a holder writes the next state into and renames over it),
+`<state>.f.<pid>` (a failure not yet counted in), `<tentacle>.probe/` (the half-open election,
+a directory held only while electing), and one `lease.cache` for all tentacles,
 `<u|e> <from_s> <until_s> <daemon pid>`: the readiness verdict is fresh while
 from <= clock < until, on the uptime clock `u` or the epoch clock `e`.
 
@@ -223,14 +224,22 @@ def breakers(spec: Spec, home: Path) -> list[Breaker]:
     return [read_breaker(spec, home, t) for t in spec.gates()]
 
 
+def leftovers(state: Path) -> list[Path]:
+    """The temp files of state writes that never reached their rename (`<state>.<pid>`: their
+    gate was killed between writing the state and installing it)."""
+    prefix = state.name + "."
+    return sorted(p for p in state.parent.glob(glob.escape(prefix) + "[0-9]*")
+                  if p.name[len(prefix):].isdigit())
+
+
 def reset(spec: Spec, home: Path) -> list[Path]:
-    """Close every breaker: remove the state files (and any stale lock or probe dir, and the
-    failures not yet counted)."""
+    """Close every breaker: remove the state files (and any stale lock, probe dir or temp file,
+    and the failures not yet counted)."""
     removed = []
     for t in spec.gates():
         state = state_path(spec, home, t)
         for path in (state, state.with_suffix(LOCK_EXT), state.with_suffix(PROBE_EXT),
-                     *pending(state)):
+                     *pending(state), *leftovers(state)):
             try:
                 if path.is_dir() and not path.is_symlink():
                     shutil.rmtree(path)
