@@ -48,6 +48,29 @@ def test_help_exits_0() -> None:
                 f"{name} not listed:\n{proc.stdout}"
 
 
+@pytest.mark.parametrize("width", [40, 80, 200])
+def test_help_lists_each_command_as_its_own_help_says_it(width: int) -> None:
+    """`--help` takes the summaries from the table in hookshape.cli (no command imported): each
+    is, at every width, the short help its command gives, and every command module is listed."""
+    import click
+
+    from hookshape.cli import COMMANDS, cli
+
+    modules = sorted(p.stem for p in (ROOT / "generator/hookshape/commands").glob("*.py")
+                     if p.stem not in ("__init__", "options"))
+    assert sorted(COMMANDS) == modules
+    ctx = click.Context(cli, terminal_width=width, max_content_width=width)
+    formatter = ctx.make_formatter()
+    cli.format_commands(ctx, formatter)
+    limit = formatter.width - 6 - max(map(len, COMMANDS))
+    rows = [(n, cmd.get_short_help_str(limit)) for n in COMMANDS
+            if (cmd := cli.get_command(ctx, n)) is not None]
+    expected = ctx.make_formatter()
+    with expected.section("Commands"):
+        expected.write_dl(rows)
+    assert formatter.getvalue() == expected.getvalue()
+
+
 @pytest.mark.parametrize("command", ["render", "validate", "capabilities"])
 def test_command_help_exits_0(command: str) -> None:
     proc = hookshape(command, "--help")

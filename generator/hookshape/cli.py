@@ -13,9 +13,33 @@ import click
 from hookshape import __version__
 from hookshape.errors import HookshapeError
 
-# command name -> module under hookshape.commands that defines `command`
-COMMANDS = ("init", "render", "validate", "capabilities", "vendors", "install", "uninstall",
-            "doctor", "simulate", "test", "verify", "status", "schema", "package")
+# command name (its module under hookshape.commands defines `command`) -> its one-line summary,
+# which `hookshape --help` lists without importing any command (tests/test_cli.py holds each
+# to its command's own short help)
+COMMANDS: dict[str, str] = {
+    "init": "Write ./hookshape.toml (an example spec, schema line first), ./hookshape.schema.json"
+            " and the example's ./hookshape.tests.toml.",
+    "render": "Render the spec into dist/ (gates, tentacles, vendor configs, MANIFEST,"
+              " CAPABILITIES).",
+    "validate": "Check the spec and the vendor profiles it uses.",
+    "capabilities": "Show what each tentacle enforces on each vendor, and why.",
+    "vendors": "List the vendors: confidence, config files, and what each can enforce per event.",
+    "install": "Install the harness: scripts under the harness home, entries in each vendor's"
+               " config.",
+    "uninstall": "Remove what install wrote: entries, switches, scripts, directories it created.",
+    "doctor": "Explain, per vendor, why a hook would not fire.",
+    "simulate": "Run one gate's script as VENDOR would and print exit code, stdout, stderr and"
+                " the verdict.",
+    "test": "Run the harness's own test cases through its rendered gates on every vendor.",
+    "verify": "Run the vendor's installed CLI for one offline turn and say, per event, whether"
+              " its hooks fired.",
+    "status": "Show each tentacle's circuit breaker and the gates' recent debug events.",
+    "schema": "Print the JSON Schema of hookshape.toml (for editors and TOML language servers).",
+    "package": "Build <out>/<harness>-hooks-<version>.tar.gz (dist/, INSTALL.md, the spec) and"
+               " SHA256SUMS, or, with --as, the harness as a vendor's plugin or extension:"
+               " manifest, hooks file, scripts, README and LICENSE, from the spec's [package] and"
+               " the vendor's profile.",
+}
 
 
 class LazyGroup(click.Group):
@@ -30,6 +54,16 @@ class LazyGroup(click.Group):
         module = importlib.import_module(f"hookshape.commands.{name}")
         command: click.Command = module.command
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their summaries, as click lays them out, from COMMANDS alone."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        with formatter.section("Commands"):
+            formatter.write_dl([(n, click.Command(n, help=COMMANDS[n]).get_short_help_str(limit))
+                                for n in names])
 
 
 def _exists(name: str) -> bool:
