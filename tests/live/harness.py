@@ -471,11 +471,12 @@ class SharedTurn:
 
 
 def named_turn(s: Setup, named: Sequence[tuple[str, ToolCall]], texts: tuple[str, ...],
-               text_limit: int = 0, **kw: Any) -> tuple[Turn, list[str], dict[str, str]]:
+               text_limit: int = 0, script: type[Script] = Script,
+               **kw: Any) -> tuple[Turn, list[str], dict[str, str]]:
     """One turn of these calls in this order, ending with these texts (with `text_limit`, a
-    continuation past that many is refused): the turn, the call names and what the model was
-    shown for each (one result per call, in the order of the calls)."""
-    turn = s.turn(Script([call for _, call in named], texts, text_limit), **kw)
+    continuation past that many is refused), the model scripted by `script`: the turn, the call
+    names and what the model was shown for each (one result per call, in the order of the calls)."""
+    turn = s.turn(script([call for _, call in named], texts, text_limit), **kw)
     shown = turn.tool_results()
     calls = [name for name, _ in named]
     assert len(shown) == len(calls), f"results: {shown}\n{turn.why}"

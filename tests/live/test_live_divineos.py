@@ -31,11 +31,15 @@ What each CLI shows (pinned versions):
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from hookshape.spec.profiles import load_profiles
+from hookshape.verify.mock.conversation import Call, Item, Reply, Script
 from hookshape.verify.mock.server import ToolCall
 
 from . import harness, pinned
@@ -59,6 +63,9 @@ REASON = ('DivineOS: your last answer says "should work" without showing it. Che
 TRANSCRIPT_AT_STOP = ("claude", "codex", "gemini", "qwen")
 # The CLIs that offer the model a subagent tool in the live tier's turns.
 SPAWNS = tuple(v for v in VENDORS if v != "codex")
+# The CLIs that go on without waiting for their post_tool hooks (the profile's "post_tool not
+# awaited" fact): Kimi Code fires PostToolUse and forgets it.
+NOT_AWAITED = ("kimi",)
 
 
 def has_context(vendor: str, event: str) -> bool:
@@ -70,6 +77,28 @@ class Shared(harness.SharedTurn):
     """The turn of the example under one CLI, and the lessons on file before it."""
 
     lessons_before: int
+
+
+def paced(book: Path) -> type[Script]:
+    """A model that answers each call after the first only once the logbook holds an entry for
+    every call before it (10 s at most), as a model slower than the hook is: on a CLI that does
+    not wait for its post_tool hooks, the recall of the write would otherwise race the logbook's
+    write of it (a loaded machine lost that race)."""
+
+    class Paced(Script):
+        def decide(self, items: Sequence[Item]) -> Reply:
+            reply = super().decide(items)
+            if isinstance(reply, Call):
+                end = time.monotonic() + 10
+                while entries(book) < reply.index and time.monotonic() < end:
+                    time.sleep(0.05)
+            return reply
+
+    return Paced
+
+
+def entries(book: Path) -> int:
+    return len(book.read_text().splitlines()) if book.exists() else 0
 
 
 def lessons(s: Setup) -> list[dict]:
@@ -100,7 +129,9 @@ def shared(request, live_clis):
         named.append(("edit", ToolCall.edit("app.py", "print(1)", "print(2)")))
         if vendor in SPAWNS:
             named.append(("subagent", ToolCall.spawn(UNKNOWN_AGENT, "look around the repository")))
-        yield Shared(s, *harness.named_turn(s, named, CLAIMS, text_limit=3), lessons_before=1)
+        script = paced(s.home / "logbook.jsonl") if vendor in NOT_AWAITED else Script
+        yield Shared(s, *harness.named_turn(s, named, CLAIMS, text_limit=3, script=script),
+                     lessons_before=1)
 
 
 def test_the_turn_ends_and_each_gate_ran(shared):
