@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,13 +194,18 @@ class Rig:
 @contextmanager
 def many(procs: list[subprocess.Popen[bytes]],
          timeout: float = 60) -> Iterator[list[tuple[int, bytes, bytes]]]:
-    """Collect (code, out, err) of every process; kill them all on a timeout."""
-    results: list[tuple[int, bytes, bytes]] = []
+    """Collect (code, out, err) of every process, each reaped as soon as it ends (as a vendor
+    reaps its hooks: a gate that ended must not linger as a zombie, which `kill -0` still finds
+    running); kill them all on a timeout."""
+    deadline = time.monotonic() + timeout
+
+    def collect(p: subprocess.Popen[bytes]) -> tuple[int, bytes, bytes]:
+        out, err = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        return p.returncode, out, err
+
     try:
-        deadline = time.monotonic() + timeout
-        for p in procs:
-            out, err = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
-            results.append((p.returncode, out, err))
+        with ThreadPoolExecutor(max_workers=len(procs) or 1) as pool:
+            results = list(pool.map(collect, procs))
         yield results
     finally:
         for p in procs:

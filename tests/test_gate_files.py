@@ -29,11 +29,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.gatekit import GATE, NAMES, PROFILES, SPEC, Rig
+from tests.gatekit import CRASH, GATE, NAMES, PROFILES, SPEC, Rig
 from tests.hookkit import Box, Tree, edit_doc, raw, render, shell_doc, write_spec
 from tests.shells import CORE, ROOT, Shell
 from tests.tentaclekit import block_msg, suffix
 
+from hookshape.diagnose import health
 from hookshape.plan import outputs
 
 pytest_plugins = ["tests.hookkit"]  # fixtures: box, interps
@@ -284,6 +285,23 @@ def test_halt_protect_and_locks_survive_full_disks(tmp_path: Path, sh: Shell, ve
                           XDG_RUNTIME_DIR=str(runtime), timeout=30)
             assert res.code == 0, res
             assert res.out == "" or json.loads(res.out), res
+
+
+@pytest.mark.parametrize("sh", CORE, ids=[s.name for s in CORE])
+def test_a_failure_on_a_full_health_dir_leaves_no_lock(tmp_path: Path, sh: Shell) -> None:
+    """A tentacle that crashes with the health dir full: the gate says nothing and exits 0; the
+    state lock it made but could not write its pid into is removed (left, it would hold off every
+    later failure's update until it went stale); the failure stays counted as its empty token."""
+    rig = Rig(tmp_path)
+    rig.stub("stop", CRASH)
+    rig.health.mkdir(parents=True, exist_ok=True)
+    with full_tmpfs(rig.health):
+        res = rig.run("stop", sh=sh, timeout=30)
+        assert (res.code, res.out) == (0, ""), res
+        state = rig.health / f"{NAMES['stop']}{health.STATE_EXT}"
+        left = {p.name for p in rig.health.iterdir() if p.name.startswith(NAMES["stop"])}
+        assert left == {p.name for p in health.pending(state)}, "no lock, state or temp left"
+        assert rig.breaker("stop").failures == 1
 
 
 @pytest.mark.parametrize(("sh", "vendor"), CASES, ids=IDS)
