@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from tests.shells import InTurn
@@ -305,7 +306,9 @@ def test_lock_never_won_still_appends(pd: Pd, vendor: str, pid: str) -> None:
 
 
 def race(pd: Pd, rounds: int, writers: int) -> list[str]:
-    """Rounds of concurrent writers (one edit each, the vendors in turn); the paths they edited."""
+    """Rounds of concurrent writers (one edit each, the vendors in turn), each reaped the moment
+    it ends (a writer left a zombie would still answer `kill -0`, hiding a lock broken under its
+    successor); the paths they edited."""
     env = {**pd.env, "PD_ACTOR": "alice"}
     script = pd.squid / NAMES["post_tool"]
     vendors = ["claude", "gemini", "codex", "agy"]
@@ -317,8 +320,9 @@ def race(pd: Pd, rounds: int, writers: int) -> list[str]:
             p = subprocess.Popen([*shell_path(pd.sh), str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, env={**env, "PD_HOOK_PROVIDER": vendor}, cwd=pd.root)
             procs.append((p, payload))
-        for p, payload in procs:
-            out, err = p.communicate(payload, timeout=60)
+        with ThreadPoolExecutor(max_workers=writers) as pool:  # each writer reaped as it ends
+            done = list(pool.map(lambda job: (job[0], *job[0].communicate(job[1], timeout=60)), procs))
+        for p, out, err in done:
             assert p.returncode == 0 and out == b"" and err == b""
     return sorted(f"{pd.proj}/w{w}/r{r}.ts" for w in range(writers) for r in range(rounds))
 
