@@ -194,9 +194,10 @@ class Rig:
 @contextmanager
 def many(procs: list[subprocess.Popen[bytes]],
          timeout: float = 60) -> Iterator[list[tuple[int, bytes, bytes]]]:
-    """Collect (code, out, err) of every process, each reaped as soon as it ends (as a vendor
-    reaps its hooks: a gate that ended must not linger as a zombie, which `kill -0` still finds
-    running); kill them all on a timeout."""
+    """Collect (code, out, err) of every process, all waited on at once: once this starts, each
+    is reaped as soon as it ends (as a vendor reaps its hooks; a gate left a zombie still answers
+    `kill -0`). One that ended while the rest were started waits until then: a test of that race
+    runs each gate from a thread of its own. Kill them all on a timeout."""
     deadline = time.monotonic() + timeout
 
     def collect(p: subprocess.Popen[bytes]) -> tuple[int, bytes, bytes]:
