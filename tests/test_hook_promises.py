@@ -184,9 +184,13 @@ def test_a_cut_list_of_targets_is_named(case: str, tmp_path: Path, box: Box) -> 
 
 @pytest.mark.parametrize(("sh", "vendor"), deny_cases(), ids=ids)
 @pytest.mark.parametrize("how", ["toolName", "garbage", "empty"])
-def test_an_event_no_one_can_read_is_refused_for_a_closed_hook(how: str, tmp_path: Path, box: Box,
-                                                               sh: Shell, vendor: str) -> None:
-    tree = tree_of(tmp_path, [probe("watch", "pre_tool"), guard()])
+@pytest.mark.parametrize("match", ["any", "classes"])
+def test_an_event_no_one_can_read_is_refused_for_a_closed_hook(how: str, match: str, tmp_path: Path,
+                                                               box: Box, sh: Shell, vendor: str) -> None:
+    """Also for a guard that names the tools it takes (its classes and paths): with no tool to
+    match, it cannot be shown not to take the call."""
+    only = {"match": ["edit", "read"], "paths": ["**/.env*"]} if match == "classes" else {}
+    tree = tree_of(tmp_path, [probe("watch", "pre_tool"), guard(**only)])
     doc = edit_doc(vendor, ".env", box.project)
     if how == "toolName":
         # the key of the tool's name in another case style than the vendor's (tool_name as
