@@ -457,6 +457,10 @@ RAW_NAMES = """[harness]
 name = "acme"
 prefix = "acme"
 
+[gate]
+readiness = false
+armed_roots = false
+
 [[hooks]]
 name = "subagents"
 event = "pre_tool"
@@ -486,6 +490,29 @@ def test_a_raw_tool_name_a_vendor_lacks_is_warned_about(verb: str, tmp_path: Pat
         f"codex, copilot, gemini; {tail}",
         f"hookshape: warning: {spec}: hooks[0].match: 'Taks': no enabled vendor is known to have a "
         "tool of that name (did you mean 'Task'?); it is matched as written, so the hook may never run"]
+
+
+@pytest.mark.parametrize("verb", ["validate", "render"])
+def test_a_harness_of_hooks_alone_is_told_its_gates_wait_for_a_daemon(verb: str, tmp_path: Path) -> None:
+    """A spec of user hooks and no built-in jobs that leaves the daemon's checks at their
+    defaults: its gates would let every event through in an unarmed project and run only the
+    fail-closed hooks without the lease. One warning each, saying what to write; none once the
+    spec says either way."""
+    spec = tmp_path / "hookshape.toml"
+    spec.write_text(RAW_NAMES.replace("readiness = false\narmed_roots = false\n", "")
+                    .replace('"Task", "Agent", "Taks", ', ""), encoding="utf-8")
+    proc = hookshape(verb, "--spec", spec)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"hookshape: warning: {spec}: gate.armed_roots is on (the default): every gate, fail-closed "
+        "hooks too, lets events through in a project not listed in <harness home>/state/projects; "
+        "without a daemon that arms projects, write armed_roots = false in [gate]",
+        f"hookshape: warning: {spec}: gate.readiness is on (the default): while no daemon holds the "
+        "readiness lease only the fail-closed hooks run; without a daemon, write readiness = false "
+        "in [gate]"]
+    spec.write_text(spec.read_text().replace("[gate]\n", "[gate]\nreadiness = true\narmed_roots = true\n"))
+    proc = hookshape(verb, "--spec", spec)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
 
 
 @pytest.mark.parametrize("spec", [SPEC, ROOT / "examples" / "minimal.toml",

@@ -48,12 +48,15 @@ def spec_of(tmp_path: Path, text: str) -> Spec:
 
 
 def test_minimal_spec_validates_and_renders(tmp_path: Path) -> None:
+    """Valid, and warned only that its gates wait for a daemon (hooks alone, [gate] left out)."""
     spec = write(tmp_path, MINIMAL)
+    warned = [f"hookshape: warning: {spec}: {w}" for w in load(spec).spec.daemon_warnings()]
+    assert len(warned) == 2
     proc = hookshape("validate", "--spec", spec)
-    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.returncode == 0 and proc.stderr.splitlines() == warned, proc.stderr
     out = tmp_path / "out"
     proc = hookshape("render", "--spec", spec, "--out", out)
-    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.returncode == 0 and proc.stderr.splitlines() == warned, proc.stderr
     assert (out / "MANIFEST").is_file() and (out / "config" / "claude" / "settings.json").is_file()
     check = hookshape("render", "--spec", spec, "--out", out, "--check")
     assert check.returncode == 0, check.stdout + check.stderr

@@ -82,6 +82,7 @@ def say(line: str) -> None:
 
 def warn_about(loaded: Loaded) -> None:
     """What the spec may get wrong without being invalid, one warning line each on stderr: a
-    raw tool name in a hook's match that an enabled vendor is not known to have."""
-    for problem in raw_name_warnings(loaded.spec, loaded.vendors):
+    raw tool name in a hook's match that an enabled vendor is not known to have; a harness of
+    hooks alone whose gates wait for a daemon it may not have."""
+    for problem in [*raw_name_warnings(loaded.spec, loaded.vendors), *loaded.spec.daemon_warnings()]:
         click.echo(f"hookshape: warning: {loaded.spec_path}: {problem}", err=True)

@@ -215,6 +215,23 @@ class Spec(Strict):
         """Every gate the spec renders: the built-in jobs, then the groups of user hooks."""
         return [*self.jobs(), *self.groups()]
 
+    def daemon_warnings(self) -> list[str]:
+        """A harness of user hooks alone that leaves the daemon's checks at their defaults (on):
+        without a daemon that holds the lease and arms projects, its guards would not run. One
+        line each, saying what to write; none once the spec says either way."""
+        if not self.groups() or self.tentacles:
+            return []
+        said = self.gate.model_fields_set
+        out = []
+        if self.gate.armed_roots and "armed_roots" not in said:
+            out.append("gate.armed_roots is on (the default): every gate, fail-closed hooks too, lets "
+                       f"events through in a project not listed in <harness home>/{self.gate.armed_roots_file}; "
+                       "without a daemon that arms projects, write armed_roots = false in [gate]")
+        if self.gate.readiness and "readiness" not in said:
+            out.append("gate.readiness is on (the default): while no daemon holds the readiness lease "
+                       "only the fail-closed hooks run; without a daemon, write readiness = false in [gate]")
+        return out
+
     def _protect_covers_control_files(self) -> None:
         """Every control file of the harness home is in protect.home (or under an entry), and
         every dial file is in protect.anywhere: the agent must not lift a halt or a lock."""
